@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrUnavailable is returned when namespaces cannot be built here (not root,
@@ -151,4 +154,43 @@ func ip(ctx context.Context, args ...string) error {
 		return fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
+}
+
+// Do runs fn on an OS thread switched into the namespace, then switches the
+// thread back. Sockets created inside fn stay in the namespace for their whole
+// life, so a test can run a server in-process on the namespace's interfaces:
+//
+//	var conn net.PacketConn
+//	err := ns.Do(func() error { conn, err = net.ListenPacket("udp4", ":67"); return err })
+func (ns *NS) Do(fn func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		// The thread is never unlocked: if switching back fails, the
+		// goroutine exits locked and the runtime discards the thread.
+		runtime.LockOSThread()
+		orig, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			errc <- fmt.Errorf("netns: open own namespace: %w", err)
+			return
+		}
+		defer orig.Close()
+		target, err := os.Open("/run/netns/" + ns.Name)
+		if err != nil {
+			errc <- fmt.Errorf("netns: open %s: %w", ns.Name, err)
+			return
+		}
+		defer target.Close()
+		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+			errc <- fmt.Errorf("netns: enter %s: %w", ns.Name, err)
+			return
+		}
+		fnErr := fn()
+		if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
+			errc <- fmt.Errorf("netns: leave %s: %w", ns.Name, err)
+			return
+		}
+		runtime.UnlockOSThread()
+		errc <- fnErr
+	}()
+	return <-errc
 }

@@ -2,6 +2,8 @@ package netns
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +44,45 @@ func TestBridgeAndVethReachEachOther(t *testing.T) {
 	}
 	if !strings.Contains(link, "52:54:00:aa:bb:cc") {
 		t.Fatalf("peer MAC not applied: %s", link)
+	}
+}
+
+func TestDoCreatesSocketsInsideTheNamespace(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rack, err := New(ctx, "tbdo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rack.Close()
+	if err := rack.AddBridge(ctx, "br0", "10.99.8.1/24"); err != nil {
+		t.Fatal(err)
+	}
+	var ln net.Listener
+	// 10.99.8.1 exists only inside the namespace: listening on it from the
+	// host namespace would fail with "cannot assign requested address".
+	if err := rack.Do(func() (err error) { ln, err = net.Listen("tcp4", "10.99.8.1:0"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if _, err := net.Listen("tcp4", "10.99.8.1:0"); err == nil {
+		t.Fatal("the host namespace should not have the namespace's address")
+	}
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.Write([]byte("hello from the namespace\n"))
+			c.Close()
+		}
+	}()
+	out, err := rack.Run(ctx, "busybox", "nc", "10.99.8.1", fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "hello from the namespace") {
+		t.Fatalf("got %q", out)
 	}
 }
