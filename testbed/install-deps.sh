@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rackboot's build, tests, testbed and benchmarks
+# need. Idempotent: packages already present are skipped without touching apt.
+# Run as root on Debian 12 (bookworm).
+set -euo pipefail
+
+packages=(
+	# build and packaging
+	make git ca-certificates dpkg-dev fakeroot systemd
+	# the VM testbed (TESTBED.md)
+	qemu-system-x86 ipxe-qemu ovmf ipxe busybox-static cpio iproute2
+	# real clients for the protocol tests
+	isc-dhcp-client curl tftp-hpa atftp
+	# peers for the proxy-mode test and the benchmarks
+	dnsmasq-base tftpd-hpa nginx-light kea-dhcp4-server kea-admin
+	# disk images without mounting (installation issue)
+	mtools dosfstools gdisk fdisk systemd-boot-efi
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if ((${#missing[@]})); then
+	echo "install-deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+	echo "install-deps: all ${#packages[@]} packages present"
+fi
+
+# Debian starts these peers as services on install; rackboot's tests and
+# benchmarks run their own instances inside network namespaces, so the
+# system-wide ones must not hold ports 67/69.
+for svc in tftpd-hpa kea-dhcp4-server nginx; do
+	if command -v systemctl >/dev/null && systemctl is-active --quiet "$svc" 2>/dev/null; then
+		systemctl stop "$svc" || true
+	fi
+done
+
+if ! command -v go >/dev/null && [ ! -x /usr/local/go/bin/go ]; then
+	echo "install-deps: Go is missing: install Go 1.26 to /usr/local/go (https://go.dev/doc/install)" >&2
+	exit 1
+fi
