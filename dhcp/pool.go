@@ -1,0 +1,139 @@
+package dhcp
+
+import (
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// pool tracks addresses offered or being committed, which the lease store
+// does not know about yet, and where the next free-address search starts.
+type pool struct {
+	mu     sync.Mutex
+	held   map[netip.Addr]hold
+	cursor uint64
+}
+
+// hold keeps an address for one client until a deadline.
+type hold struct {
+	mac   string
+	until time.Time
+}
+
+// usable reports whether mac may take ip at now: it is not the server's,
+// the subnet's network or broadcast address, nor reserved for, leased to or
+// held for another client, nor declined. Called with p.mu held.
+func (s *Server) usable(st *state, ip netip.Addr, mac net.HardwareAddr, now time.Time) bool {
+	if ip == st.cfg.ServerIP || ip == st.cfg.Router || ip == st.cfg.Subnet.Masked().Addr() || ip == broadcast(st.cfg.Subnet) {
+		return false
+	}
+	if r, ok := st.resByIP[ip]; ok && string(r.MAC) != string(mac) {
+		return false
+	}
+	if h, ok := s.pool.held[ip]; ok && h.mac != string(mac) && now.Before(h.until) {
+		return false
+	}
+	l, ok := s.leases.ByIP(ip)
+	if !ok || !l.Active(now) {
+		return true
+	}
+	return !l.Declined() && string(l.MAC) == string(mac)
+}
+
+// claim holds ip for mac until now+d when mac may use it.
+func (s *Server) claim(st *state, ip netip.Addr, mac net.HardwareAddr, now time.Time, d time.Duration) bool {
+	s.pool.mu.Lock()
+	defer s.pool.mu.Unlock()
+	if !s.usable(st, ip, mac, now) {
+		return false
+	}
+	s.pool.held[ip] = hold{mac: string(mac), until: now.Add(d)}
+	return true
+}
+
+// unhold drops mac's hold on ip once the lease store knows the lease.
+func (s *Server) unhold(ip netip.Addr, mac net.HardwareAddr) {
+	s.pool.mu.Lock()
+	defer s.pool.mu.Unlock()
+	if h, ok := s.pool.held[ip]; ok && h.mac == string(mac) {
+		delete(s.pool.held, ip)
+	}
+}
+
+// allocate finds a free address in the ranges, starting after the last one
+// handed out, and holds it for mac.
+func (s *Server) allocate(st *state, mac net.HardwareAddr, now time.Time, d time.Duration) (netip.Addr, bool) {
+	total := rangesSize(st.cfg.Ranges)
+	if total == 0 {
+		return netip.Addr{}, false
+	}
+	s.pool.mu.Lock()
+	defer s.pool.mu.Unlock()
+	if len(s.pool.held) > 4096 {
+		s.pool.expire(now)
+	}
+	for i := uint64(0); i < total; i++ {
+		pos := (s.pool.cursor + i) % total
+		ip := rangesAt(st.cfg.Ranges, pos)
+		if s.usable(st, ip, mac, now) {
+			s.pool.cursor = pos + 1
+			s.pool.held[ip] = hold{mac: string(mac), until: now.Add(d)}
+			return ip, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// expire forgets holds past their deadline. Called with p.mu held.
+func (p *pool) expire(now time.Time) {
+	for ip, h := range p.held {
+		if !now.Before(h.until) {
+			delete(p.held, ip)
+		}
+	}
+}
+
+func inRanges(rs []Range, ip netip.Addr) bool {
+	for _, r := range rs {
+		if r.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+func rangesSize(rs []Range) uint64 {
+	var n uint64
+	for _, r := range rs {
+		n += uint64(u32(r.End)-u32(r.Start)) + 1
+	}
+	return n
+}
+
+func rangesAt(rs []Range, pos uint64) netip.Addr {
+	for _, r := range rs {
+		n := uint64(u32(r.End)-u32(r.Start)) + 1
+		if pos < n {
+			return addr(u32(r.Start) + uint32(pos))
+		}
+		pos -= n
+	}
+	return netip.Addr{}
+}
+
+func broadcast(p netip.Prefix) netip.Addr {
+	if !p.IsValid() {
+		return netip.Addr{}
+	}
+	return addr(u32(p.Masked().Addr()) | (1<<(32-p.Bits()) - 1))
+}
+
+func u32(a netip.Addr) uint32 {
+	b := a.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+func addr(v uint32) netip.Addr {
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
