@@ -1,0 +1,13 @@
+// Package image builds the testbed's boot image: a Debian kernel and a small
+// busybox initrd whose /init loads the virtio network drivers, takes a DHCP
+// lease with udhcpc, prints that lease and the /config.ign it was given on
+// the serial console, and powers the machine off.
+//
+// rackbootd appends a cpio holding config.ign to the initrd it serves, so
+// the file lands at /config.ign: what the VM prints is exactly what rackboot
+// gave that machine. ParseLease and ParseIgnition read those reports back
+// from a console log.
+//
+// Build caches its results by content under a cache directory, so a second
+// build with the same kernel package, busybox and scripts does no work.
+package image
