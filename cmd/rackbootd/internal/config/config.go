@@ -1,0 +1,165 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// DefaultPath is where the package installs the configuration file.
+const DefaultPath = "/etc/rackboot/rackboot.toml"
+
+// Mode is how the DHCP server answers.
+type Mode string
+
+// The DHCP modes.
+const (
+	ModeOff   Mode = "off"   // no DHCP server
+	ModeFull  Mode = "full"  // addresses and boot information
+	ModeProxy Mode = "proxy" // boot information only, next to another DHCP server
+)
+
+// Config is a validated configuration. Paths in it are absolute.
+type Config struct {
+	File     string // the file it was read from
+	Server   Server
+	DHCP     DHCP
+	TFTP     TFTP
+	Profiles []Profile
+}
+
+// Server holds the daemon-wide settings.
+type Server struct {
+	DataDir    string
+	Advertise  netip.Addr // the IPv4 address hosts use to reach this appliance
+	HTTPListen string     // host:port
+	LogLevel   slog.Level
+	LogFormat  string // "text" or "json"
+}
+
+// DHCP configures the DHCPv4 server.
+type DHCP struct {
+	Mode         Mode
+	Interfaces   []string     // empty: every interface
+	Subnet       netip.Prefix // not valid when unset (proxy and off modes)
+	Ranges       []Range      // sorted, not overlapping
+	Router       netip.Addr   // not valid when unset
+	DNS          []netip.Addr
+	Domain       string
+	LeaseTime    time.Duration
+	Reservations []Reservation
+}
+
+// Range is an inclusive range of addresses handed out dynamically.
+type Range struct {
+	Start, End netip.Addr
+}
+
+// Contains reports whether a lies in r.
+func (r Range) Contains(a netip.Addr) bool {
+	return r.Start.Compare(a) <= 0 && a.Compare(r.End) <= 0
+}
+
+func (r Range) String() string { return r.Start.String() + "-" + r.End.String() }
+
+// Reservation gives one MAC a fixed address and, optionally, a hostname.
+type Reservation struct {
+	MAC      net.HardwareAddr
+	IP       netip.Addr // not valid when unset (proxy and off modes)
+	Hostname string
+}
+
+// TFTP configures the TFTP server.
+type TFTP struct {
+	Enabled bool
+	Listen  string // host:port
+	Root    string // directory served, read-only
+}
+
+// Profile is what a booting machine gets.
+type Profile struct {
+	Name     string
+	Kernel   string
+	Initrd   string
+	Cmdline  string
+	Ignition string             // "" when the profile has none
+	MACs     []net.HardwareAddr // empty: the default profile for every MAC
+}
+
+// BaseURL is the URL hosts use for the HTTP boot service, without a
+// trailing slash: http://<advertise>:<port of http_listen>.
+func (c *Config) BaseURL() string {
+	_, port, _ := net.SplitHostPort(c.Server.HTTPListen)
+	return "http://" + net.JoinHostPort(c.Server.Advertise.String(), port)
+}
+
+// Load reads and validates the configuration file at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read configuration: %w", err)
+	}
+	return Parse(path, data, "/")
+}
+
+// Parse validates data, read from the file name. Relative paths in it are
+// taken from name's directory. Absolute paths are looked up under root: "/"
+// on a real system; a test's temporary directory can stand in for it. On
+// failure the error is an Errors holding every problem found.
+func Parse(name string, data []byte, root string) (*Config, error) {
+	r := &report{file: name}
+	ix, typeErrs, syntaxOK := scan(r, data, reflect.TypeFor[file]())
+	if !syntaxOK || typeErrs > 0 {
+		if !syntaxOK {
+			r.errs = nil
+			decodeError(r, data)
+		}
+		return nil, r.err()
+	}
+	var f file
+	if !decodeError(r, data, &f) {
+		return nil, r.err()
+	}
+	dir, err := filepath.Abs(filepath.Dir(name))
+	if err != nil {
+		return nil, fmt.Errorf("configuration directory: %w", err)
+	}
+	c := &checker{r: r, ix: ix, dir: dir, root: root, cfg: &Config{File: name}}
+	c.check(&f)
+	if err := r.err(); err != nil {
+		return nil, err
+	}
+	return c.cfg, nil
+}
+
+// decodeError decodes data into v (when given) with go-toml and reports
+// what go-toml finds that the scanner does not: syntax errors and keys
+// defined twice. It reports whether decoding succeeded.
+func decodeError(r *report, data []byte, v ...any) bool {
+	var target any = &file{}
+	if len(v) > 0 {
+		target = v[0]
+	}
+	err := toml.NewDecoder(bytes.NewReader(data)).Decode(target)
+	if err == nil {
+		return true
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		r.add(Pos{Line: line, Col: col}, "%s", strings.TrimPrefix(de.Error(), "toml: "))
+		return false
+	}
+	r.add(Pos{Line: 1, Col: 1}, "%s", strings.TrimPrefix(err.Error(), "toml: "))
+	return false
+}

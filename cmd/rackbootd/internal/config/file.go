@@ -1,0 +1,50 @@
+package config
+
+// file is the document as written; Parse turns it into a Config.
+type file struct {
+	Server  fileServer    `toml:"server"`
+	DHCP    fileDHCP      `toml:"dhcp"`
+	TFTP    fileTFTP      `toml:"tftp"`
+	Profile []fileProfile `toml:"profile"`
+}
+
+type fileServer struct {
+	DataDir    string `toml:"data_dir"`
+	Advertise  string `toml:"advertise"`
+	HTTPListen string `toml:"http_listen"`
+	LogLevel   string `toml:"log_level"`
+	LogFormat  string `toml:"log_format"`
+}
+
+type fileDHCP struct {
+	Mode        string            `toml:"mode"`
+	Interfaces  []string          `toml:"interfaces"`
+	Subnet      string            `toml:"subnet"`
+	Range       any               `toml:"range"` // [start, end] or [[start, end], ...]
+	Router      string            `toml:"router"`
+	DNS         []string          `toml:"dns"`
+	Domain      string            `toml:"domain"`
+	LeaseTime   string            `toml:"lease_time"`
+	Reservation []fileReservation `toml:"reservation"`
+}
+
+type fileReservation struct {
+	MAC      string `toml:"mac"`
+	IP       string `toml:"ip"`
+	Hostname string `toml:"hostname"`
+}
+
+type fileTFTP struct {
+	Enabled bool   `toml:"enabled"`
+	Listen  string `toml:"listen"`
+	Root    string `toml:"root"`
+}
+
+type fileProfile struct {
+	Name     string   `toml:"name"`
+	Kernel   string   `toml:"kernel"`
+	Initrd   string   `toml:"initrd"`
+	Cmdline  string   `toml:"cmdline"`
+	Ignition string   `toml:"ignition"`
+	MACs     []string `toml:"macs"`
+}
