@@ -1,0 +1,130 @@
+package systemd
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const unit = "rackbootd.service"
+
+// stageUnit copies the unit into a temporary directory with ExecStart
+// pointing at an executable that exists here (the test binary), since
+// systemd-analyze verify checks that the command is there.
+func stageUnit(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("systemd-analyze"); err != nil {
+		t.Skip("systemd-analyze is not installed")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte("ExecStart=/usr/bin/rackbootd ")) {
+		t.Fatal("ExecStart does not run /usr/bin/rackbootd")
+	}
+	data = bytes.ReplaceAll(data, []byte("/usr/bin/rackbootd"), []byte(self))
+	path := filepath.Join(t.TempDir(), unit)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestVerify fails on anything systemd-analyze verify prints: it exits 0
+// for unknown keys and bad values, reporting them only as warnings.
+func TestVerify(t *testing.T) {
+	path := stageUnit(t)
+	out, err := exec.Command("systemd-analyze", "verify", path).CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}
+
+// TestVerifyCatchesMistakes shows that TestVerify can fail.
+func TestVerifyCatchesMistakes(t *testing.T) {
+	path := stageUnit(t)
+	data, _ := os.ReadFile(path)
+	data = bytes.Replace(data, []byte("NoNewPrivileges=yes"), []byte("NoNewPrivilege=yes"), 1)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command("systemd-analyze", "verify", path).CombinedOutput()
+	if !strings.Contains(string(out), "Unknown key") {
+		t.Fatalf("a misspelt key went unnoticed: %q", out)
+	}
+}
+
+// TestSecurityExposure keeps systemd's exposure score of the unit low
+// ("OK" is below 4.0; the unit scores about 1.5).
+func TestSecurityExposure(t *testing.T) {
+	path := stageUnit(t)
+	out, err := exec.Command("systemd-analyze", "security", "--offline=yes", "--threshold=20", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("systemd-analyze security: %v\n%s", err, out)
+	}
+}
+
+func TestUnitSettings(t *testing.T) {
+	data, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"Type=notify",
+		"ExecStart=/usr/bin/rackbootd --config /etc/rackboot/rackboot.toml",
+		"ExecReload=/bin/kill -HUP $MAINPID",
+		"AmbientCapabilities=CAP_NET_BIND_SERVICE",
+		"CapabilityBoundingSet=CAP_NET_BIND_SERVICE",
+		"StateDirectory=rackboot",
+		"User=rackboot",
+		"ProtectSystem=strict",
+		"NoNewPrivileges=yes",
+	} {
+		if !bytes.Contains(data, []byte("\n"+line+"\n")) {
+			t.Errorf("%s lacks %q", unit, line)
+		}
+	}
+	if !bytes.Contains(data, []byte("\nWatchdogSec=")) {
+		t.Errorf("%s has no WatchdogSec", unit)
+	}
+}
+
+// TestSysusersAndTmpfiles applies the snippets to a temporary root with
+// systemd's own tools: the user exists and owns the state directory.
+func TestSysusersAndTmpfiles(t *testing.T) {
+	for _, tool := range []string{"systemd-sysusers", "systemd-tmpfiles"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	root := t.TempDir()
+	for _, d := range []string{"etc", "var/lib"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sysusers, _ := filepath.Abs("rackboot-sysusers.conf")
+	if out, err := exec.Command("systemd-sysusers", "--root="+root, sysusers).CombinedOutput(); err != nil {
+		t.Fatalf("systemd-sysusers: %v\n%s", err, out)
+	}
+	passwd, err := os.ReadFile(filepath.Join(root, "etc/passwd"))
+	if err != nil || !strings.Contains(string(passwd), "rackboot:x:") {
+		t.Fatalf("no rackboot user in /etc/passwd: %v\n%s", err, passwd)
+	}
+	tmpfiles, _ := filepath.Abs("rackboot-tmpfiles.conf")
+	if out, err := exec.Command("systemd-tmpfiles", "--create", "--root="+root, tmpfiles).CombinedOutput(); err != nil {
+		t.Fatalf("systemd-tmpfiles: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(filepath.Join(root, "var/lib/rackboot"))
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o750 {
+		t.Fatalf("state directory: %v %v", fi, err)
+	}
+}
