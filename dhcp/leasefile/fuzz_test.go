@@ -1,6 +1,8 @@
 package leasefile
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -62,4 +64,36 @@ func FuzzOpen(f *testing.F) {
 
 func fmtOp(o op) []any {
 	return []any{o.del, o.lease.IP, o.lease.MAC.String(), o.lease.Hostname, o.lease.Expires.UnixNano()}
+}
+
+var update = flag.Bool("update", false, "rewrite the seed corpus under testdata/fuzz")
+
+// TestFuzzCorpus keeps the checked-in seed corpus in step (-update rewrites
+// it).
+func TestFuzzCorpus(t *testing.T) {
+	var body []byte
+	for i := 1; i <= 3; i++ {
+		body = appendRecord(body, op{lease: lease(i)})
+	}
+	body = appendRecord(body, op{lease: lease(2), del: true})
+	seeds := map[string][]byte{
+		"FuzzDecodeLog/seed-records":   body,
+		"FuzzDecodeLog/seed-truncated": body[:len(body)-5],
+		"FuzzOpen/seed-log":            append([]byte(header), body...),
+		"FuzzOpen/seed-torn":           append([]byte(header), body[:len(body)-1]...),
+		"FuzzOpen/seed-header-only":    []byte(header),
+	}
+	for name, b := range seeds {
+		want := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
+		path := filepath.Join("testdata", "fuzz", name)
+		if *update {
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Errorf("%s is missing or stale (run with -update): %v", path, err)
+		}
+	}
 }
