@@ -55,6 +55,7 @@ func TestServeLoopbackDORA(t *testing.T) {
 	if l, ok := leases.ByMAC(macDynamic); !ok || l.IP.String() != ip.String() {
 		t.Errorf("ACK for %v but store has %+v", ip, l)
 	}
+	waitFor(t, func() bool { return s.Stats().Replied == 2 })
 	if st := s.Stats(); st.Offers != 1 || st.Acks != 1 || st.Replied != 2 {
 		t.Errorf("stats %+v", st)
 	}
@@ -87,11 +88,20 @@ func TestServeSurvivesMalformed(t *testing.T) {
 	if err != nil || r.MessageType() != dhcpv4.MessageTypeOffer {
 		t.Fatalf("reply %v, err %v; want an OFFER", r, err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Stats().DroppedMalformed < uint64(len(garbage)) && time.Now().Before(deadline) {
-		runtime.Gosched()
-	}
+	waitFor(t, func() bool { return s.Stats().DroppedMalformed == uint64(len(garbage)) })
 	if st := s.Stats(); st.DroppedMalformed != uint64(len(garbage)) || st.Received != uint64(len(garbage)+1) {
 		t.Errorf("stats %+v, want %d malformed of %d", st, len(garbage), len(garbage)+1)
+	}
+}
+
+// waitFor polls cond until it holds or 10 s pass.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10s")
+		}
+		runtime.Gosched()
 	}
 }
