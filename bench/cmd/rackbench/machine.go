@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rackboot/rackboot/bench/internal/peers"
+	"github.com/rackboot/rackboot/bench/internal/report"
+)
+
+func machine(ctx context.Context, command string) report.Machine {
+	m := report.Machine{
+		Command:  command,
+		Date:     time.Now(),
+		CPUs:     runtime.NumCPU(),
+		CPUModel: firstField("/proc/cpuinfo", "model name"),
+		Kernel:   strings.TrimSpace(readFile("/proc/sys/kernel/osrelease")),
+		OS:       strings.Trim(firstField("/etc/os-release", "PRETTY_NAME="), `"`) + " (" + strings.TrimSpace(readFile("/etc/debian_version")) + ")",
+		Go:       runtime.Version(),
+		Packages: map[string]string{},
+		LoadAvg:  [2]string{loadAvg()},
+	}
+	if kb, err := strconv.ParseInt(strings.Fields(firstField("/proc/meminfo", "MemTotal") + " 0")[0], 10, 64); err == nil {
+		m.MemTotal = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	}
+	if out, err := exec.CommandContext(ctx, "git", "describe", "--always", "--dirty").Output(); err == nil {
+		m.Rackboot = strings.TrimSpace(string(out))
+	}
+	for _, p := range peers.Packages() {
+		m.Packages[p] = peers.Version(ctx, p)
+		m.Order = append(m.Order, p)
+	}
+	return m
+}
+
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// firstField returns the value of the first line of path starting with key
+// ("key: value" or "KEY=value").
+func firstField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, key) {
+			continue
+		}
+		v := strings.TrimPrefix(line, key)
+		v = strings.TrimLeft(v, " \t:=")
+		return strings.TrimSpace(v)
+	}
+	return "unknown"
+}
+
+// loadAvg is the first three fields of /proc/loadavg: other work on the
+// machine during a run shows up here.
+func loadAvg() string {
+	f := strings.Fields(readFile("/proc/loadavg"))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/rackboot/rackboot/bench/internal/peers"
+	"github.com/rackboot/rackboot/bench/internal/proc"
+	"github.com/rackboot/rackboot/bench/internal/report"
+	"github.com/rackboot/rackboot/bench/internal/tftpbench"
+	"github.com/rackboot/rackboot/bench/internal/topo"
+)
+
+// errIncomplete is returned when a probe or load run did not complete.
+var errIncomplete = errors.New("transfer did not complete")
+
+type starter func(ctx context.Context, dir string) (*proc.Proc, error)
+
+func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a assets, rep *report.Report) error {
+	l := tftpbench.Load{
+		Server: topo.ServerIP + ":69", File: "ipxe.efi", Size: a.ipxeSize,
+		Workers: 50, PerWorker: 10, BlkSize: 1468,
+	}
+	if o.quick {
+		l.PerWorker = 3
+	}
+	rep.TFTPCfg = l
+	servers := []struct {
+		name  string
+		start starter
+	}{
+		{"tftpd-hpa", func(ctx context.Context, dir string) (*proc.Proc, error) {
+			return peers.TFTPDHPA(ctx, pair.Server, dir, a.tftpRoot)
+		}},
+		{"rackbootd", func(ctx context.Context, dir string) (*proc.Proc, error) {
+			return rackbootdConfig(rb, a, "off").Start(ctx, pair.Server, dir)
+		}},
+	}
+	rows := make([]report.TFTPRow, len(servers))
+	var errs []error
+	for round := 0; round < o.rounds(); round++ {
+		for i, s := range servers {
+			row := &rows[i]
+			row.Server = s.name
+			if s.name == "rackbootd" && rb.missing != "" {
+				row.Note = "not measured"
+				continue
+			}
+			if row.Note != "" {
+				continue
+			}
+			res, err := tftpOne(ctx, pair, o, s.name, s.start, l)
+			if err != nil {
+				row.Note = "failed: " + err.Error()
+				errs = append(errs, fmt.Errorf("tftp %s: %w", s.name, err))
+				continue
+			}
+			row.Runs = append(row.Runs, res)
+			if res.MiBps() > row.Result.MiBps() || row.Result.Seconds == 0 {
+				row.Result = res
+			}
+		}
+	}
+	rep.TFTP = append(rep.TFTP, rows...)
+	return errors.Join(errs...)
+}
+
+func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start starter, l tftpbench.Load) (tftpbench.Result, error) {
+	dir, err := workSubdir(o, "tftp-"+name)
+	if err != nil {
+		return tftpbench.Result{}, err
+	}
+	p, err := start(ctx, dir)
+	if err != nil {
+		return tftpbench.Result{}, err
+	}
+	defer p.Stop()
+	probe := l
+	probe.Workers, probe.PerWorker = 1, 1
+	if err := p.WaitReady(ctx, 20*time.Second, func(ctx context.Context) error {
+		var r tftpbench.Result
+		if err := load(ctx, pair.Client, &r, tftpArgs(probe, 3*time.Second)...); err != nil {
+			return err
+		}
+		if r.Transfers != 1 {
+			return fmt.Errorf("%w: %s", errIncomplete, r.FirstError)
+		}
+		return nil
+	}); err != nil {
+		return tftpbench.Result{}, err
+	}
+	var r tftpbench.Result
+	err = load(ctx, pair.Client, &r, tftpArgs(l, 5*time.Minute)...)
+	fmt.Printf("tftp %s: %d transfers, %d errors, %.2f s, %.1f MiB/s, %.1f transfers/s\n",
+		name, r.Transfers, r.Errors, r.Seconds, r.MiBps(), r.PerSecond())
+	return r, err
+}
+
+func tftpArgs(l tftpbench.Load, timeout time.Duration) []string {
+	return []string{"load-tftp", "-server", l.Server, "-file", l.File,
+		"-size", strconv.FormatInt(l.Size, 10), "-workers", strconv.Itoa(l.Workers),
+		"-per", strconv.Itoa(l.PerWorker), "-blksize", strconv.Itoa(l.BlkSize),
+		"-timeout", timeout.String()}
+}

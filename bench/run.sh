@@ -1,0 +1,19 @@
+#!/bin/sh
+# Entry point of `make bench` (which has already run `make build`): builds the
+# benchmark harness and runs every benchmark against bin/rackbootd and its
+# peers, printing the tables and rewriting docs/benchmarks.md.
+# Needs root (network namespaces). Extra arguments go to rackbench, e.g.
+#   ./bench/run.sh -quick -out /tmp/bench.md     # a short trial run
+#   ./bench/run.sh -only dhcp                    # one benchmark
+set -eu
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" != 0 ]; then
+	echo "bench/run.sh: the benchmarks build network namespaces and need root" >&2
+	exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+${GO:-go} build -o "$tmp/rackbench" ./bench/cmd/rackbench
+# Raised priority (inherited by every server and client it starts, all
+# alike) keeps other work on the machine from skewing one server's numbers.
+nice -n -10 "$tmp/rackbench" -rackbootd bin/rackbootd -out docs/benchmarks.md -command "make bench" "$@"
