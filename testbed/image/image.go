@@ -57,11 +57,7 @@ func Build(ctx context.Context, cacheDir string) (Artifacts, error) {
 	}
 	defer unlock()
 
-	pkg, err := kernelPackage(ctx)
-	if err != nil {
-		return Artifacts{}, err
-	}
-	deb, err := downloadDeb(ctx, pkg, filepath.Join(cacheDir, "debs"))
+	deb, err := kernelDeb(ctx, filepath.Join(cacheDir, "debs"))
 	if err != nil {
 		return Artifacts{}, err
 	}

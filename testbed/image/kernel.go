@@ -22,6 +22,47 @@ import (
 // kernelMeta is the Debian package that linux-image-amd64 points at.
 const kernelMeta = "linux-image-amd64"
 
+// kernelDeb returns the path of the current kernel package in dir,
+// downloading it when needed. When apt knows no kernel package (its lists
+// were never fetched on this machine) it runs apt-get update once; when apt
+// fails altogether, a kernel package downloaded earlier is used.
+func kernelDeb(ctx context.Context, dir string) (string, error) {
+	pkg, err := kernelPackage(ctx)
+	if err != nil {
+		if out, uerr := exec.CommandContext(ctx, "apt-get", "update", "-q").CombinedOutput(); uerr != nil {
+			err = fmt.Errorf("%w; apt-get update: %w: %s", err, uerr, lastLine(out))
+		} else {
+			pkg, err = kernelPackage(ctx)
+		}
+	}
+	var deb string
+	if err == nil {
+		deb, err = downloadDeb(ctx, pkg, dir)
+	}
+	if err != nil {
+		if cached := newestCached(dir); cached != "" {
+			return cached, nil
+		}
+		return "", err
+	}
+	return deb, nil
+}
+
+// newestCached is the last kernel package (by name) already in dir, or "".
+func newestCached(dir string) string {
+	m, _ := filepath.Glob(filepath.Join(dir, "linux-image-*.deb"))
+	if len(m) == 0 {
+		return ""
+	}
+	sort.Strings(m)
+	return m[len(m)-1]
+}
+
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}
+
 // kernelPackage returns the versioned kernel package, such as
 // linux-image-6.1.0-56-amd64, from the local apt lists.
 func kernelPackage(ctx context.Context) (string, error) {
