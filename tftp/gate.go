@@ -57,6 +57,13 @@ func (s *Server) admit(p []byte, client *net.UDPAddr) []byte {
 		s.sendError(client, errorCode(err), err)
 		return nil
 	}
+	if s.active.Add(1) > int64(s.cfg.MaxTransfers) {
+		s.active.Add(-1)
+		s.rejected.Add(1)
+		s.log.Warn("tftp request refused", "client", client.String(), "file", path, "reason", ErrBusy)
+		s.sendError(client, codeUndefined, ErrBusy)
+		return nil
+	}
 	s.started.Add(1)
 	blksize := min(req.blksize, s.cfg.MaxBlockSize)
 	if blksize < minBlockSize {
@@ -83,6 +90,9 @@ func (s *Server) check(req request) (string, error) {
 	}
 	st, err := fs.Stat(s.fsys, path)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) { // the client is told less
+			s.log.Warn("tftp file in root cannot be read", "file", path, "err", err)
+		}
 		return "", fsError(path, err)
 	}
 	if !st.Mode().IsRegular() {
@@ -97,6 +107,8 @@ func errorCode(err error) uint16 {
 		return codeNotFound
 	case errors.Is(err, ErrMalformed):
 		return codeIllegalOp
+	case errors.Is(err, ErrBusy):
+		return codeUndefined
 	default: // ErrAccess, ErrBadName, ErrReadOnly
 		return codeAccess
 	}

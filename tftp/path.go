@@ -23,6 +23,8 @@ var (
 	ErrReadOnly = errors.New("server is read-only")
 	// ErrMalformed is a packet that is not a well-formed TFTP request.
 	ErrMalformed = errors.New("malformed request")
+	// ErrBusy is a request beyond Config.MaxTransfers.
+	ErrBusy = errors.New("server busy, try again")
 	// ErrServerClosed is returned by Serve after Shutdown.
 	ErrServerClosed = errors.New("tftp: server closed")
 )

@@ -3,6 +3,8 @@ package tftp
 import (
 	"bytes"
 	"errors"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -223,4 +225,36 @@ func TestServeAfterShutdown(t *testing.T) {
 	if err := s.ListenAndServe("127.0.0.1:0"); !errors.Is(err, ErrServerClosed) {
 		t.Fatalf("Serve after Shutdown = %v, want ErrServerClosed", err)
 	}
+}
+
+func TestTransfersBeyondTheCapAreRefused(t *testing.T) {
+	f := newFixture(t, Config{MaxTransfers: 1})
+	holder := newRawClient(t, f.addr)
+	holder.send(rq(opRRQ, "big.bin", "octet"))
+	holder.expectData(1) // the one transfer allowed, left waiting for its ACK
+	late := newRawClient(t, f.addr)
+	late.send(rq(opRRQ, "hello.txt", "octet"))
+	if msg := late.expectError(codeUndefined); !strings.Contains(msg, "busy") {
+		t.Errorf("over the cap: error %q, want busy", msg)
+	}
+	holder.send([]byte{0, opERROR, 0, 0, 0}) // the client gives up
+	waitStats(t, f.srv, func(s Stats) bool { return s.Failed == 1 })
+	if got := late.get("hello.txt"); string(got) != "hello, rackboot\n" {
+		t.Fatalf("after the slot freed: got %q", got)
+	}
+}
+
+func TestServeReturnsTheSocketError(t *testing.T) {
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(os.DirFS(t.TempDir()), Config{}, nil)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(conn) }()
+	conn.Close() // not Shutdown: the socket fails under the server
+	if err := <-done; !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Serve = %v, want an error wrapping net.ErrClosed", err)
+	}
+	s.Shutdown()
 }

@@ -30,6 +30,9 @@ type Config struct {
 	// MaxWindowSize caps the windowsize option (RFC 7440). Default 16.
 	// 1 turns windowsize off: every transfer then goes lock-step.
 	MaxWindowSize int
+	// MaxTransfers caps concurrent transfers (each holds a socket); a
+	// request beyond it gets ERROR "server busy". Default 512.
+	MaxTransfers int
 }
 
 func (c Config) withDefaults() Config {
@@ -47,6 +50,9 @@ func (c Config) withDefaults() Config {
 		c.MaxWindowSize = 16
 	}
 	c.MaxWindowSize = min(c.MaxWindowSize, 64)
+	if c.MaxTransfers <= 0 {
+		c.MaxTransfers = 512
+	}
 	return c
 }
 
@@ -55,7 +61,7 @@ type Stats struct {
 	Started   uint64 // read requests accepted
 	Completed uint64 // transfers acknowledged to the last block
 	Failed    uint64 // accepted transfers that did not complete (timeout, client error)
-	Rejected  uint64 // well-formed requests refused with an ERROR (write, bad path, missing file)
+	Rejected  uint64 // well-formed requests refused with an ERROR (write, bad path, missing file, busy)
 	Malformed uint64 // packets on the server port that are not a TFTP request
 	Bytes     uint64 // file bytes sent in completed and failed transfers
 }
@@ -69,6 +75,7 @@ type Server struct {
 	pin  *pin.Server
 
 	started, completed, failed, rejected, malformed, bytes atomic.Uint64
+	active                                                 atomic.Int64
 
 	mu       sync.Mutex
 	conn     net.PacketConn
@@ -85,6 +92,7 @@ func New(fsys fs.FS, cfg Config, log *slog.Logger) *Server {
 	}
 	s := &Server{fsys: fsys, cfg: cfg.withDefaults(), log: log}
 	s.pin = pin.NewServer(s.read, nil)
+	s.pin.SetHook(startFailure{s})
 	s.pin.SetTimeout(s.cfg.Timeout)
 	s.pin.SetRetries(s.cfg.Retries)
 	s.pin.SetBackoff(func(int) time.Duration { return 0 }) // the timeout already waited
@@ -205,20 +213,35 @@ func (s *Server) read(path string, rf io.ReaderFrom) error {
 	start := time.Now()
 	f, size, err := s.open(path)
 	if err != nil {
-		s.finish(&client, path, 0, start, err)
+		s.finish(client.String(), path, 0, start, err)
 		return err
 	}
 	defer f.Close()
 	ot.SetSize(size)
 	n, err := rf.ReadFrom(f)
-	s.finish(&client, path, n, start, err)
+	s.finish(client.String(), path, n, start, err)
 	return err
 }
 
+// startFailure is the pin/tftp hook. The only failure it reports that
+// read does not see is a request the gate admitted whose transfer socket
+// could not be opened; that transfer is counted as failed.
+type startFailure struct{ s *Server }
+
+func (startFailure) OnSuccess(pin.TransferStats) {}
+
+func (h startFailure) OnFailure(st pin.TransferStats, err error) {
+	var op *net.OpError
+	if st.Filename == "" && errors.As(err, &op) && op.Op == "listen" {
+		h.s.finish("", "", 0, time.Now(), fmt.Errorf("transfer socket: %w", err))
+	}
+}
+
 // finish counts and logs the end of an accepted transfer.
-func (s *Server) finish(client *net.UDPAddr, path string, n int64, start time.Time, err error) {
+func (s *Server) finish(client, path string, n int64, start time.Time, err error) {
+	s.active.Add(-1)
 	s.bytes.Add(uint64(max(n, 0)))
-	attrs := []any{"client", client.String(), "file", path, "bytes", n, "duration", time.Since(start).Round(time.Millisecond)}
+	attrs := []any{"client", client, "file", path, "bytes", n, "duration", time.Since(start).Round(time.Millisecond)}
 	if err != nil {
 		s.failed.Add(1)
 		s.log.Warn("tftp transfer failed", append(attrs, "err", err)...)
