@@ -79,7 +79,7 @@ func testImage(t *testing.T, ctx context.Context) image.Artifacts {
 // newSegment makes a namespace with br0 (10.99.0.1/24) and tap0 on it.
 func newSegment(t *testing.T, ctx context.Context) *netns.NS {
 	t.Helper()
-	ns, err := netns.New(ctx, "rbe2e")
+	ns, err := netns.New(ctx, nsPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +128,7 @@ func startProc(t *testing.T, ctx context.Context, ns *netns.NS, name string, arg
 	t.Helper()
 	p := &proc{name: filepath.Base(name), cmd: ns.Command(ctx, name, args...), out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}

@@ -229,7 +229,7 @@ func TestProxyModeBootsNextToDnsmasq(t *testing.T) {
 	ctx := t.Context()
 	art := testImage(t, ctx)
 	ns := newSegment(t, ctx)
-	other, err := netns.New(ctx, "rbe2e-dhcp")
+	other, err := netns.New(ctx, nsPrefix+"-dhcp")
 	if err != nil {
 		t.Fatal(err)
 	}

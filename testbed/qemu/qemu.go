@@ -161,6 +161,10 @@ func Start(ctx context.Context, ns Commander, cfg Config) (*VM, error) {
 		vm.cmd = exec.CommandContext(ctx, cfg.Binary, args...)
 	}
 	vm.cmd.Stdout, vm.cmd.Stderr = vm.stderr, vm.stderr
+	if vm.cmd.SysProcAttr == nil {
+		// QEMU dies with the test process, even when that is killed.
+		vm.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	}
 	vm.cmd.WaitDelay = 10 * time.Second
 	if err := vm.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("qemu: start: %w", err)
