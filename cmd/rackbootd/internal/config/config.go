@@ -36,6 +36,8 @@ type Config struct {
 	DHCP     DHCP
 	TFTP     TFTP
 	Profiles []Profile
+
+	ix *index // where each key is, for ErrorAt
 }
 
 // Server holds the daemon-wide settings.
@@ -103,6 +105,19 @@ func (c *Config) BaseURL() string {
 	return "http://" + net.JoinHostPort(c.Server.Advertise.String(), port)
 }
 
+// ErrorAt makes an Error about the value at key, for a problem found after
+// loading (an Ignition file that does not validate, say). key is a path such
+// as "profile[1].ignition" or "dhcp.reservation[0].hostname"; the indices
+// are those of Profiles and DHCP.Reservations, which follow the file. A key
+// the file does not set points at its nearest enclosing table.
+func (c *Config) ErrorAt(key, format string, args ...any) *Error {
+	p := Pos{Line: 1, Col: 1}
+	if c.ix != nil {
+		p = c.ix.val(key)
+	}
+	return &Error{File: c.File, Pos: p, Msg: fmt.Sprintf(format, args...)}
+}
+
 // Load reads and validates the configuration file at path.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
@@ -134,7 +149,7 @@ func Parse(name string, data []byte, root string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuration directory: %w", err)
 	}
-	c := &checker{r: r, ix: ix, dir: dir, root: root, cfg: &Config{File: name}}
+	c := &checker{r: r, ix: ix, dir: dir, root: root, cfg: &Config{File: name, ix: ix}}
 	c.check(&f)
 	if err := r.err(); err != nil {
 		return nil, err

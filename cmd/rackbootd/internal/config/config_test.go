@@ -180,3 +180,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestErrorAt(t *testing.T) {
+	cfg, err := Load("testdata/good/rackboot.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"profile[0].ignition":          "testdata/good/rackboot.toml:35:12: bad",
+		"profile[1].ignition":          "testdata/good/rackboot.toml:38:3: bad",
+		"dhcp.reservation[0].hostname": "testdata/good/rackboot.toml:20:12: bad",
+	} {
+		if got := cfg.ErrorAt(key, "bad").Error(); got != want {
+			t.Errorf("ErrorAt(%s) = %s, want %s", key, got, want)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rackboot/rackboot/boot"
+	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
+	"github.com/rackboot/rackboot/dhcp"
+	"github.com/rackboot/rackboot/dhcp/leasefile"
+	"github.com/rackboot/rackboot/tftp"
+)
+
+var errServiceEnded = errors.New("a service stopped serving")
+
+// daemon is the running services and the configuration they were built
+// from. Only the main loop touches cfg.
+type daemon struct {
+	cfg    *config.Config
+	log    *slog.Logger
+	level  *slog.LevelVar
+	notify notifier
+	holder *boot.Holder
+
+	dhcp      *dhcp.Server // nil when dhcp.mode is off
+	dhcpConns []net.PacketConn
+	leases    *leasefile.File // nil unless dhcp.mode is full
+
+	tftp     *tftp.Server // nil when tftp.enabled is false
+	tftpConn net.PacketConn
+
+	http   *http.Server
+	httpLn net.Listener
+
+	wg                     sync.WaitGroup
+	reloadsOK, reloadsFail atomic.Uint64
+	lastReloadFailed       atomic.Bool
+}
+
+// newDaemon builds every enabled service and opens its sockets, so that a
+// port in use fails before systemd hears that the daemon is ready.
+func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.LevelVar) (_ *daemon, err error) {
+	d := &daemon{cfg: ld.cfg, log: log, level: level, notify: notifier{log: log}, holder: boot.NewHolder(ld.catalog)}
+	defer func() {
+		if err != nil {
+			d.close()
+		}
+	}()
+	if err := d.newDHCP(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.newTFTP(); err != nil {
+		return nil, err
+	}
+	if err := d.newHTTP(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *daemon) newDHCP(ctx context.Context) error {
+	c := d.cfg.DHCP
+	if c.Mode == config.ModeOff {
+		return nil
+	}
+	log := d.log.With("service", "dhcp")
+	var leases dhcp.Leases
+	if c.Mode == config.ModeFull {
+		lf, err := leasefile.Open(d.cfg.Server.DataDir, log)
+		if err != nil {
+			return fmt.Errorf("dhcp leases: %w", err)
+		}
+		d.leases, leases = lf, lf
+	}
+	srv, err := dhcp.New(dhcpConfig(d.cfg), leases, d.holder, log)
+	if err != nil {
+		return err
+	}
+	d.dhcp = srv
+	ifaces := c.Interfaces
+	if len(ifaces) == 0 {
+		ifaces = []string{""} // every interface
+	}
+	ports := []int{dhcp.PortServer}
+	if c.Mode == config.ModeProxy {
+		ports = append(ports, dhcp.PortPXE)
+	}
+	for _, ifname := range ifaces {
+		for _, port := range ports {
+			conn, err := dhcp.ListenInterface(ctx, ifname, port)
+			if err != nil {
+				return err
+			}
+			d.dhcpConns = append(d.dhcpConns, conn)
+		}
+	}
+	return nil
+}
+
+// dhcpConfig is the dhcp package's view of the configuration.
+func dhcpConfig(cfg *config.Config) dhcp.Config {
+	c := cfg.DHCP
+	out := dhcp.Config{
+		Mode:       dhcp.ModeFull,
+		ServerIP:   cfg.Server.Advertise,
+		Subnet:     c.Subnet,
+		Router:     c.Router,
+		DNS:        c.DNS,
+		DomainName: c.Domain,
+		LeaseTime:  c.LeaseTime,
+		HTTPBase:   cfg.BaseURL(),
+	}
+	if c.Mode == config.ModeProxy {
+		out.Mode = dhcp.ModeProxy
+	}
+	for _, r := range c.Ranges {
+		out.Ranges = append(out.Ranges, dhcp.Range{Start: r.Start, End: r.End})
+	}
+	for _, r := range c.Reservations {
+		out.Reservations = append(out.Reservations, dhcp.Reservation{MAC: r.MAC, IP: r.IP, Hostname: r.Hostname})
+	}
+	return out
+}
+
+func (d *daemon) newTFTP() error {
+	c := d.cfg.TFTP
+	if !c.Enabled {
+		return nil
+	}
+	conn, err := net.ListenPacket("udp", c.Listen)
+	if err != nil {
+		return fmt.Errorf("tftp: %w", err)
+	}
+	d.tftpConn = conn
+	d.tftp = tftp.New(tftpFS(c.Root), tftp.Config{}, d.log.With("service", "tftp"))
+	return nil
+}
+
+// start runs every service; the channel gets one value per service that
+// stops serving.
+func (d *daemon) start(ctx context.Context) <-chan error {
+	errc := make(chan error, 3)
+	run := func(name string, serve func() error) {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			if err := serve(); err != nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+				return
+			}
+			errc <- nil
+		}()
+	}
+	if d.dhcp != nil {
+		run("dhcp", func() error { return d.dhcp.ServeAll(ctx, d.dhcpConns...) })
+	}
+	if d.tftp != nil {
+		run("tftp", func() error { return ignore(d.tftp.Serve(d.tftpConn), tftp.ErrServerClosed) })
+	}
+	run("http", func() error { return ignore(d.http.Serve(d.httpLn), http.ErrServerClosed) })
+	return errc
+}
+
+func ignore(err, expected error) error {
+	if errors.Is(err, expected) {
+		return nil
+	}
+	return err
+}
+
+// stop lets HTTP requests and TFTP transfers in flight finish (until ctx is
+// done), stops DHCP through cancel, and closes the lease log.
+func (d *daemon) stop(ctx context.Context, cancel context.CancelFunc) error {
+	var errs []error
+	if err := d.http.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+	}
+	if d.tftp != nil {
+		d.tftp.Shutdown()
+	}
+	cancel()
+	d.wg.Wait()
+	errs = append(errs, d.close())
+	d.log.Info("rackbootd stopped")
+	return errors.Join(errs...)
+}
+
+// close releases what newDaemon opened.
+func (d *daemon) close() error {
+	for _, c := range d.dhcpConns {
+		c.Close()
+	}
+	// Serve and Shutdown close these already; closing again is harmless.
+	if d.tftpConn != nil {
+		d.tftpConn.Close()
+	}
+	if d.httpLn != nil {
+		d.httpLn.Close()
+	}
+	if d.leases != nil {
+		if err := d.leases.Close(); err != nil {
+			return fmt.Errorf("dhcp leases: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rackboot/rackboot/boot/httpboot"
+)
+
+// newHTTP builds the HTTP server: the boot URLs of boot/httpboot, plus
+// /healthz and /metrics.
+func (d *daemon) newHTTP() error {
+	boot, err := httpboot.New(httpboot.Options{
+		BaseURL: d.cfg.BaseURL(),
+		Boot:    d.holder,
+		IPXE:    ipxeFS(d.cfg.TFTP.Root),
+		Logger:  d.log.With("service", "http"),
+	})
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /metrics", d.serveMetrics)
+	mux.Handle("/", boot)
+	ln, err := net.Listen("tcp", d.cfg.Server.HTTPListen)
+	if err != nil {
+		return fmt.Errorf("http: %w", err)
+	}
+	d.httpLn = ln
+	d.http = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	return nil
+}
+
+// tftpFS is the tree the TFTP server serves. os.DirFS follows symbolic
+// links: Debian's ipxe package makes /usr/lib/ipxe/ipxe.efi a link to
+// /boot/ipxe.efi. The tftp package refuses "..", absolute and other
+// invalid names before they reach it, so only links that the administrator
+// put in the root lead out of it.
+func tftpFS(root string) fs.FS { return os.DirFS(root) }
+
+// ipxeFS is the tree of iPXE binaries served under /ipxe/, or nil when the
+// TFTP root does not exist (TFTP off and no binaries installed).
+func ipxeFS(root string) fs.FS {
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	return tftpFS(root)
+}
