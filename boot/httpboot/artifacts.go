@@ -58,8 +58,37 @@ func (h *Handler) initrd(w http.ResponseWriter, r *http.Request, mac net.Hardwar
 	w.Header().Set("ETag", ird.ETag())
 	// No Last-Modified: the appendix can change while the base file does
 	// not, so only the ETag tells versions apart.
-	http.ServeContent(w, r, "", time.Time{}, ird.ReadSeeker())
+	content := ird.ReadSeeker()
+	http.ServeContent(&rangeWriter{ResponseWriter: w, content: content, ird: ird}, r, "", time.Time{}, content)
 }
+
+// rangeWriter hands the bytes http.ServeContent copies from content to
+// Initrd.WriteRange, so that the base file part goes out with sendfile(2)
+// rather than through a buffer. Anything else is copied as usual.
+type rangeWriter struct {
+	http.ResponseWriter
+	content io.ReadSeeker
+	ird     *initrd.Initrd
+}
+
+func (rw *rangeWriter) ReadFrom(src io.Reader) (int64, error) {
+	lr, ok := src.(*io.LimitedReader)
+	if !ok || lr.R != rw.content {
+		return io.Copy(rw.ResponseWriter, src)
+	}
+	off, err := rw.content.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	n, err := rw.ird.WriteRange(rw.ResponseWriter, off, min(lr.N, rw.ird.Size()-off))
+	lr.N -= n
+	if _, serr := rw.content.Seek(n, io.SeekCurrent); err == nil {
+		err = serr
+	}
+	return n, err
+}
+
+func (rw *rangeWriter) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
 
 func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request, mac net.HardwareAddr, profile, what string, err error) {
 	h.log.ErrorContext(r.Context(), "boot file unavailable", "mac", mac.String(), "profile", profile, "file", what, "err", err)

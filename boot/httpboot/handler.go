@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -156,6 +157,16 @@ func (s *statusWriter) Write(p []byte) (int, error) {
 	}
 	n, err := s.ResponseWriter.Write(p)
 	s.bytes += int64(n)
+	return n, err
+}
+
+// ReadFrom keeps the connection's own ReadFrom (and so sendfile) reachable.
+func (s *statusWriter) ReadFrom(src io.Reader) (int64, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := io.Copy(s.ResponseWriter, src)
+	s.bytes += n
 	return n, err
 }
 

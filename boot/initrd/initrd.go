@@ -15,6 +15,7 @@ import (
 // holds the base file open; Close releases it.
 type Initrd struct {
 	f       *os.File
+	base    int64 // size of the base file
 	all     *concat
 	etag    string
 	modTime time.Time
@@ -38,7 +39,7 @@ func Open(path string, appendix []byte) (*Initrd, error) {
 	}
 	size := fi.Size()
 	all := newConcat(part{r: f, size: size}, zeros(pad4(size)), part{r: bytesReaderAt(appendix), size: int64(len(appendix))})
-	return &Initrd{f: f, all: all, etag: ETag(FileIdentity(fi), appendix), modTime: fi.ModTime()}, nil
+	return &Initrd{f: f, base: size, all: all, etag: ETag(FileIdentity(fi), appendix), modTime: fi.ModTime()}, nil
 }
 
 // Size is the length of the whole initrd in bytes.
@@ -85,4 +86,33 @@ func ETag(pieces ...[]byte) string {
 		h.Write(p)
 	}
 	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`
+}
+
+// WriteRange writes the n bytes of the initrd that start at off to w. The
+// part inside the base file is copied from the *os.File itself, so a
+// network connection behind w can send it with sendfile(2) instead of
+// through a buffer. It moves the base file's offset: do not call it
+// concurrently on one Initrd (ReadAt stays safe).
+func (i *Initrd) WriteRange(w io.Writer, off, n int64) (int64, error) {
+	if off < 0 || n < 0 || off+n > i.all.size {
+		return 0, fmt.Errorf("initrd range %d+%d outside its %d bytes", off, n, i.all.size)
+	}
+	var written int64
+	if off < i.base {
+		k := min(n, i.base-off)
+		if _, err := i.f.Seek(off, io.SeekStart); err != nil {
+			return 0, fmt.Errorf("base initrd: %w", err)
+		}
+		m, err := io.Copy(w, &io.LimitedReader{R: i.f, N: k})
+		written += m
+		if err == nil && m < k {
+			err = io.ErrUnexpectedEOF // the file shrank under us
+		}
+		if err != nil {
+			return written, err
+		}
+		off, n = off+k, n-k
+	}
+	m, err := io.Copy(w, io.NewSectionReader(i.all, off, n))
+	return written + m, err
 }

@@ -257,3 +257,39 @@ func TestOpenErrors(t *testing.T) {
 		t.Error("a directory was accepted as a base initrd")
 	}
 }
+
+func TestWriteRange(t *testing.T) {
+	path, base := writeBase(t, 10_003)
+	app, _ := Appendix(hostConfig(t, "h"))
+	ird, err := Open(path, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ird.Close()
+	want := append(append(append([]byte{}, base...), 0), app...)
+	for _, rg := range [][2]int64{{0, ird.Size()}, {0, 0}, {10_000, 10}, {10_003, 5}, {5, 10_000}, {ird.Size() - 1, 1}, {10_004, ird.Size() - 10_004}} {
+		var buf bytes.Buffer
+		n, err := ird.WriteRange(&buf, rg[0], rg[1])
+		if err != nil || n != rg[1] || !bytes.Equal(buf.Bytes(), want[rg[0]:rg[0]+rg[1]]) {
+			t.Errorf("WriteRange(%d, %d) = %d, %v; bytes match: %v", rg[0], rg[1], n, err, bytes.Equal(buf.Bytes(), want[rg[0]:rg[0]+rg[1]]))
+		}
+	}
+	if _, err := ird.WriteRange(io.Discard, ird.Size()-1, 2); err == nil {
+		t.Error("a range past the end was accepted")
+	}
+}
+
+func TestWriteRangeShrunkBase(t *testing.T) {
+	path, _ := writeBase(t, 8192)
+	ird, err := Open(path, []byte("appx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ird.Close()
+	if err := os.Truncate(path, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ird.WriteRange(io.Discard, 0, ird.Size()); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("WriteRange over a shrunk base: %v", err)
+	}
+}
