@@ -31,6 +31,8 @@ func (r Rackbootd) Config(dir string) string {
 data_dir = %q
 advertise = %q
 http_listen = "%s:%d"
+# Like Kea (severity WARN) and dnsmasq (--quiet-dhcp): no line per packet.
+log_level = "warn"
 
 [dhcp]
 mode = %q
