@@ -117,9 +117,10 @@ func TestOptionsAreNegotiated(t *testing.T) {
 		if op != opOACK || !sameOptions(string(rest), c.want) {
 			t.Errorf("options %q: got opcode %d %q, want OACK %q", c.opts, op, rest, c.want)
 		}
-		cl.send([]byte{0, opERROR, 0, 0, 'b', 'y', 'e', 0})
+		// As UEFI PXE does after learning the size: ERROR 8 answering the OACK.
+		cl.send(append([]byte{0, opERROR, 0, 8}, "User aborted the transfer\x00"...))
 	}
-	waitStats(t, f.srv, func(s Stats) bool { return s.Failed == 5 })
+	waitStats(t, f.srv, func(s Stats) bool { return s.Probes == 5 && s.Failed == 0 })
 }
 
 // sameOptions compares NUL-separated name/value lists in any order
@@ -257,4 +258,31 @@ func TestServeReturnsTheSocketError(t *testing.T) {
 		t.Fatalf("Serve = %v, want an error wrapping net.ErrClosed", err)
 	}
 	s.Shutdown()
+}
+
+// TestWildcardSocket serves on ":0" (all addresses, like ":69" in
+// production) and fetches over 127.0.0.1 through both transfer paths.
+func TestWildcardSocket(t *testing.T) {
+	dir := t.TempDir()
+	want := randomBytes(5000, 3)
+	writeFile(t, dir+"/f", want)
+	srv, addr := serveOn(t, New(os.DirFS(dir), Config{}, nil), ":0")
+	addr.IP = net.IPv4(127, 0, 0, 1)
+	if got := newRawClient(t, addr).get("f"); !bytes.Equal(got, want) {
+		t.Errorf("lock-step: got %d bytes", len(got))
+	}
+	cl := newRawClient(t, addr)
+	cl.send(rq(opRRQ, "f", "octet", "windowsize", "8"))
+	if op, _, _ := cl.recv(); op != opOACK {
+		t.Fatalf("got opcode %d, want OACK", op)
+	}
+	cl.ack(0)
+	got := cl.expectData(1, 2, 3, 4, 5, 6, 7, 8)
+	cl.ack(8)
+	got = append(got, cl.expectData(9, 10)...)
+	cl.ack(10)
+	if !bytes.Equal(got, want) {
+		t.Errorf("windowed: got %d bytes", len(got))
+	}
+	waitStats(t, srv, func(s Stats) bool { return s.Completed == 2 })
 }

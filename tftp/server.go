@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +62,7 @@ type Stats struct {
 	Started   uint64 // read requests accepted
 	Completed uint64 // transfers acknowledged to the last block
 	Failed    uint64 // accepted transfers that did not complete (timeout, client error)
+	Probes    uint64 // transfers the client ended right after the OACK, having learnt tsize (UEFI PXE does this before each download)
 	Rejected  uint64 // well-formed requests refused with an ERROR (write, bad path, missing file, busy)
 	Malformed uint64 // packets on the server port that are not a TFTP request
 	Bytes     uint64 // file bytes sent in completed and failed transfers
@@ -74,8 +76,8 @@ type Server struct {
 	log  *slog.Logger
 	pin  *pin.Server
 
-	started, completed, failed, rejected, malformed, bytes atomic.Uint64
-	active                                                 atomic.Int64
+	started, completed, failed, probes, rejected, malformed, bytes atomic.Uint64
+	active                                                         atomic.Int64
 
 	mu       sync.Mutex
 	conn     net.PacketConn
@@ -174,6 +176,7 @@ func (s *Server) Stats() Stats {
 		Started:   s.started.Load(),
 		Completed: s.completed.Load(),
 		Failed:    s.failed.Load(),
+		Probes:    s.probes.Load(),
 		Rejected:  s.rejected.Load(),
 		Malformed: s.malformed.Load(),
 		Bytes:     s.bytes.Load(),
@@ -219,6 +222,10 @@ func (s *Server) read(path string, rf io.ReaderFrom) error {
 	defer f.Close()
 	ot.SetSize(size)
 	n, err := rf.ReadFrom(f)
+	// pin/tftp reports a client ERROR answering its OACK only as text.
+	if err != nil && n == 0 && strings.HasPrefix(err.Error(), "sending block 0: code=") {
+		err = fmt.Errorf("%w: %w", errProbe, err)
+	}
 	s.finish(client.String(), path, n, start, err)
 	return err
 }
@@ -242,7 +249,12 @@ func (s *Server) finish(client, path string, n int64, start time.Time, err error
 	s.active.Add(-1)
 	s.bytes.Add(uint64(max(n, 0)))
 	attrs := []any{"client", client, "file", path, "bytes", n, "duration", time.Since(start).Round(time.Millisecond)}
-	if err != nil {
+	switch {
+	case errors.Is(err, errProbe):
+		s.probes.Add(1)
+		s.log.Info("tftp options probe ended by the client", append(attrs, "err", err)...)
+		return
+	case err != nil:
 		s.failed.Add(1)
 		s.log.Warn("tftp transfer failed", append(attrs, "err", err)...)
 		return

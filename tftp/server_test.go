@@ -86,7 +86,12 @@ func newFixture(t testing.TB, cfg Config) *fixture {
 // checks Serve then returns ErrServerClosed.
 func serve(t testing.TB, srv *Server) (*Server, *net.UDPAddr) {
 	t.Helper()
-	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	return serveOn(t, srv, "127.0.0.1:0")
+}
+
+func serveOn(t testing.TB, srv *Server, addr string) (*Server, *net.UDPAddr) {
+	t.Helper()
+	conn, err := net.ListenPacket("udp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

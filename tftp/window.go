@@ -19,6 +19,7 @@ import (
 var (
 	errNoAck       = errors.New("no acknowledgement")
 	errClientAbort = errors.New("client ended the transfer")
+	errProbe       = errors.New("client ended the transfer after the OACK")
 	errResend      = errors.New("resend")
 )
 
@@ -63,6 +64,9 @@ func (s *Server) sendWindowed(client *net.UDPAddr, path string, blksize int, tsi
 	}
 	opts = append(opts, "windowsize", strconv.Itoa(window))
 	if _, err := t.await([][]byte{packOACK(opts...)}, 0); err != nil {
+		if errors.Is(err, errClientAbort) {
+			err = fmt.Errorf("%w: %w", errProbe, err)
+		}
 		return 0, err
 	}
 	return t.sendData(f, blksize, window)
