@@ -266,8 +266,8 @@ func TestWildcardSocket(t *testing.T) {
 	dir := t.TempDir()
 	want := randomBytes(5000, 3)
 	writeFile(t, dir+"/f", want)
-	srv, addr := serveOn(t, New(os.DirFS(dir), Config{}, nil), ":0")
-	addr.IP = net.IPv4(127, 0, 0, 1)
+	srv, wild := serveOn(t, New(os.DirFS(dir), Config{}, nil), ":0")
+	addr := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: wild.Port}
 	if got := newRawClient(t, addr).get("f"); !bytes.Equal(got, want) {
 		t.Errorf("lock-step: got %d bytes", len(got))
 	}
