@@ -15,17 +15,7 @@ top=$(dirname "$here")
 bin=${BIN:-$top/bin}
 dist=${DIST:-$top/dist}
 
-# debian_version VERSION: a version dpkg accepts, starting with a digit,
-# made of [0-9A-Za-z.+~] (no hyphen: this is a native package).
-debian_version() {
-	v=$(printf '%s' "$1" | sed -e 's/^v//' -e 's/[^0-9A-Za-z.+~]/+/g')
-	case $v in
-	[0-9]*) printf '%s\n' "$v" ;;
-	*) printf '0.0+git%s\n' "$v" ;;
-	esac
-}
-
-version=$(debian_version "$1")
+version=$("$here/debian-version.sh" "$1")
 arch=$(dpkg --print-architecture)
 [ -x "$bin/rackbootd" ] || { echo "$0: $bin/rackbootd is missing: run make build first" >&2; exit 1; }
 
