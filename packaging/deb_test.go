@@ -182,6 +182,9 @@ func TestVersionMapping(t *testing.T) {
 	for version, want := range map[string]string{
 		"v1.2.0":            "1.2.0",
 		"fcac8c7":           "0.0+gitfcac8c7",
+		"099b2c8":           "0.0+git099b2c8",
+		"1.0":               "1.0",
+		"snapshot":          "0.0+snapshot",
 		"fcac8c7-dirty":     "0.0+gitfcac8c7+dirty",
 		"v0.3.0-12-g1a2b3c": "0.3.0+12+g1a2b3c",
 	} {
