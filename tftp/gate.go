@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"time"
 )
 
 // gate sits between the server socket and pin/tftp. pin/tftp reads requests
@@ -72,11 +73,26 @@ func (s *Server) admit(p []byte, client *net.UDPAddr) []byte {
 	window := min(req.windowsize, s.cfg.MaxWindowSize)
 	s.log.Info("tftp read", "client", client.String(), "file", path, "blksize", blksize, "windowsize", window)
 	if window > 1 && req.mode == "octet" {
-		s.windowed.Add(1)
+		if !s.addWindowed() {
+			s.finish(client.String(), path, 0, time.Now(), ErrServerClosed)
+			return nil
+		}
 		go s.serveWindowed(client, path, blksize, req.tsize, window)
 		return nil
 	}
 	return packRRQ(path, req.mode, blksize, req.tsize)
+}
+
+// addWindowed registers a windowed transfer unless Shutdown has begun
+// (Shutdown waits for those registered before it).
+func (s *Server) addWindowed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.windowed.Add(1)
+	return true
 }
 
 // check refuses writes, bad names and names that are not a file in the root.

@@ -286,3 +286,26 @@ func TestWildcardSocket(t *testing.T) {
 	}
 	waitStats(t, srv, func(s Stats) bool { return s.Completed == 2 })
 }
+
+// TestShutdownRightAfterServe races Shutdown against Serve starting up:
+// Serve must return every time.
+func TestShutdownRightAfterServe(t *testing.T) {
+	for range 200 {
+		conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := New(os.DirFS(t.TempDir()), Config{}, nil)
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(conn) }()
+		s.Shutdown()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrServerClosed) {
+				t.Fatalf("Serve = %v, want ErrServerClosed", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Serve did not return after Shutdown")
+		}
+	}
+}

@@ -148,6 +148,9 @@ func (s *Server) Serve(conn net.PacketConn) error {
 func (s *Server) Shutdown() {
 	s.mu.Lock()
 	s.closing = true
+	if s.conn != nil {
+		s.conn.Close() // wakes the request loop even if pin/tftp has not seen conn yet
+	}
 	s.mu.Unlock()
 	s.stop()
 	s.windowed.Wait()
