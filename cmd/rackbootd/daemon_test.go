@@ -29,7 +29,7 @@ type testDaemon struct {
 	httpAddr string
 	tftpAddr string
 	notes    chan string // sd_notify datagrams
-	exited   chan error
+	exited   chan error  // gets the exit of the running process, put back once read
 	stderr   *syncBuffer
 }
 
@@ -107,17 +107,24 @@ func (d *testDaemon) writeConfig(text string) {
 // with extra environment variables.
 func startDaemon(t *testing.T, env ...string) *testDaemon {
 	t.Helper()
-	d := &testDaemon{t: t, dir: t.TempDir(), httpAddr: freePort(t, "tcp"), tftpAddr: freePort(t, "udp"),
-		notes: make(chan string, 64), exited: make(chan error, 1), stderr: &syncBuffer{}}
+	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
+	d.writeConfig(d.configText("console=ttyS0", "vmlinuz"))
+	d.start(nil, env...)
+	return d
+}
+
+// newTestDaemon writes the profile files and listens on the notify socket.
+func newTestDaemon(t *testing.T, httpAddr, tftpAddr string) *testDaemon {
+	t.Helper()
+	d := &testDaemon{t: t, dir: t.TempDir(), httpAddr: httpAddr, tftpAddr: tftpAddr,
+		notes: make(chan string, 64)}
 	writeFile(t, d.dir, "vmlinuz", strings.Repeat("old kernel ", 400000))
 	writeFile(t, d.dir, "vmlinuz.new", "new kernel")
 	writeFile(t, d.dir, "initrd.img", "initrd")
 	writeFile(t, d.dir, "discovery.ign", `{"ignition":{"version":"3.4.0"}}`)
 	writeFile(t, d.dir, "tftp/big.bin", strings.Repeat("0123456789abcdef", 64*1024))
-	d.writeConfig(d.configText("console=ttyS0", "vmlinuz"))
 
-	sock := filepath.Join(d.dir, "notify.sock")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: d.notifySocket(), Net: "unixgram"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,23 +140,37 @@ func startDaemon(t *testing.T, env ...string) *testDaemon {
 			d.notes <- string(buf[:n])
 		}
 	}()
+	return d
+}
 
-	d.cmd = exec.Command(rackbootdBin, "--config", "rackboot.toml")
+func (d *testDaemon) notifySocket() string { return filepath.Join(d.dir, "notify.sock") }
+
+// start runs rackbootd --config rackboot.toml, behind the command prefix
+// (such as "ip netns exec NAME") when one is given.
+func (d *testDaemon) start(prefix []string, env ...string) {
+	t := d.t
+	t.Helper()
+	args := append(append(prefix, rackbootdBin), "--config", "rackboot.toml")
+	d.cmd = exec.Command(args[0], args[1:]...)
 	d.cmd.Dir = d.dir
-	d.cmd.Env = append(os.Environ(), append(env, "NOTIFY_SOCKET="+sock)...)
+	d.cmd.Env = append(os.Environ(), append(env, "NOTIFY_SOCKET="+d.notifySocket())...)
+	d.stderr = &syncBuffer{}
 	d.cmd.Stderr = d.stderr
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { d.exited <- d.cmd.Wait() }()
+	exited := make(chan error, 1)
+	d.exited = exited
+	go func() { exited <- d.cmd.Wait() }()
+	cmd, stderr := d.cmd, d.stderr
 	t.Cleanup(func() {
-		d.cmd.Process.Kill()
-		<-d.exited
+		cmd.Process.Kill()
+		err := <-exited
+		exited <- err
 		if t.Failed() {
-			t.Logf("rackbootd stderr:\n%s", d.stderr.String())
+			t.Logf("rackbootd stderr:\n%s", stderr.String())
 		}
 	})
-	return d
 }
 
 // waitNote waits for a notification containing every one of want.
