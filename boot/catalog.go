@@ -202,6 +202,7 @@ func (c *Catalog) addHost(h Host) error {
 	if _, dup := c.hosts[k]; dup {
 		return errors.New("the MAC is reserved twice")
 	}
+	c.hosts[k] = hostEntry{}
 	if h.Hostname == "" {
 		return nil
 	}

