@@ -337,3 +337,16 @@ func TestStartFailure(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestStartWithBadConfig: the daemon exits 1 with every error, and tells
+// systemd why in STATUS=.
+func TestStartWithBadConfig(t *testing.T) {
+	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
+	d.writeConfig(strings.Replace(d.configText("console=ttyS0", "vmlinuz"), `advertise = "127.0.0.1"`, `advertise = "127.0.0.1"`+"\nbogus = 1", 1))
+	d.start(nil)
+	d.waitNote("STATUS=configuration invalid: rackboot.toml:3:1: unknown key server.bogus")
+	if err := <-d.exited; err == nil || !strings.Contains(d.stderr.String(), "rackboot.toml:3:1: unknown key server.bogus\n") {
+		t.Errorf("exit %v, stderr:\n%s", err, d.stderr.String())
+	}
+	d.exited <- nil
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -44,28 +43,23 @@ func (n notifier) reloading() {
 	n.send(states...)
 }
 
-// watchdog sends WATCHDOG=1 at half the interval systemd asks for
-// (WatchdogSec=), until ctx is done.
-func (n notifier) watchdog(ctx context.Context) {
+// watchdogTicks ticks at half the interval systemd asks for (WatchdogSec=);
+// the main loop answers each tick with WATCHDOG=1, so a stuck loop gets the
+// daemon restarted. Without a watchdog the channel is nil (never ready).
+func (n notifier) watchdogTicks() (<-chan time.Time, func()) {
 	interval, err := sd.SdWatchdogEnabled(false)
 	if err != nil {
 		n.log.Warn("systemd watchdog settings are unusable", "err", err)
 	}
 	if interval <= 0 {
-		return
+		return nil, func() {}
 	}
 	n.log.Debug("systemd watchdog enabled", "interval", interval.String())
 	t := time.NewTicker(interval / 2)
-	defer t.Stop()
-	for {
-		n.send(sd.SdNotifyWatchdog)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	return t.C, t.Stop
 }
+
+func (n notifier) watchdog() { n.send(sd.SdNotifyWatchdog) }
 
 // statusLine sums up what is running, for STATUS=.
 func statusLine(d *daemon, prefix string) string {

@@ -23,6 +23,7 @@ func serve(path string, stderr io.Writer) error {
 
 	ld, err := load(path)
 	if err != nil {
+		notifier{log: slog.New(slog.DiscardHandler)}.status("configuration invalid: " + firstLine(err))
 		return err
 	}
 	level := new(slog.LevelVar)
@@ -38,7 +39,6 @@ func serve(path string, stderr io.Writer) error {
 		return err
 	}
 	errc := d.start(ctx)
-	go d.notify.watchdog(ctx)
 	d.notify.ready(statusLine(d, "serving: "))
 	log.Info("rackbootd started", "version", version, "config", path, "dhcp", string(d.cfg.DHCP.Mode),
 		"tftp", d.cfg.TFTP.Enabled, "http", d.cfg.Server.HTTPListen, "base_url", d.cfg.BaseURL())
@@ -52,8 +52,13 @@ func serve(path string, stderr io.Writer) error {
 // loop reloads on SIGHUP and returns on SIGTERM or SIGINT (nil) or when a
 // service ends (its error).
 func (d *daemon) loop(path string, sigs <-chan os.Signal, errc <-chan error) error {
+	ticks, stop := d.notify.watchdogTicks()
+	defer stop()
+	d.notify.watchdog()
 	for {
 		select {
+		case <-ticks:
+			d.notify.watchdog()
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
 				d.reload(path)
