@@ -178,7 +178,10 @@ func ignore(err, expected error) error {
 // done), stops DHCP through cancel, and closes the lease log.
 func (d *daemon) stop(ctx context.Context, cancel context.CancelFunc) error {
 	var errs []error
-	if err := d.http.Shutdown(ctx); err != nil {
+	if err := d.http.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+		d.log.Warn("HTTP downloads still running at the stop deadline are cut off")
+		d.http.Close()
+	} else if err != nil {
 		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
 	if d.tftp != nil {

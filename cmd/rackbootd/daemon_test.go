@@ -118,7 +118,9 @@ func newTestDaemon(t *testing.T, httpAddr, tftpAddr string) *testDaemon {
 	t.Helper()
 	d := &testDaemon{t: t, dir: t.TempDir(), httpAddr: httpAddr, tftpAddr: tftpAddr,
 		notes: make(chan string, 64)}
-	writeFile(t, d.dir, "vmlinuz", strings.Repeat("old kernel ", 400000))
+	// Larger than loopback socket buffers, so that a paused download keeps
+	// the server's handler busy.
+	writeFile(t, d.dir, "vmlinuz", strings.Repeat("old kernel ", 3<<20))
 	writeFile(t, d.dir, "vmlinuz.new", "new kernel")
 	writeFile(t, d.dir, "initrd.img", "initrd")
 	writeFile(t, d.dir, "discovery.ign", `{"ignition":{"version":"3.4.0"}}`)

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -60,6 +62,15 @@ func TestTransfersSurviveReload(t *testing.T) {
 		t.Errorf("the TFTP download got %d bytes, not the %d of the file", len(got), len(bigFile))
 	}
 	d.stop()
+	// Both transfers are logged when they end: after the reload.
+	logs := d.stderr.String()
+	reloaded := strings.Index(logs, `msg="configuration reloaded"`)
+	for _, done := range []string{fmt.Sprintf("path=/boot/%s/kernel status=200 bytes=%d", testMAC, len(oldKernel)),
+		fmt.Sprintf(`msg="tftp transfer complete" service=tftp client=%s file=big.bin bytes=%d`, tc.conn.LocalAddr(), len(bigFile))} {
+		if i := strings.Index(logs, done); i < reloaded {
+			t.Errorf("%q is not logged after the reload:\n%s", done, logs)
+		}
+	}
 }
 
 // tftpClient is a minimal RFC 1350 client (512-byte blocks, no options)
@@ -119,4 +130,39 @@ func (c *tftpClient) receive(n int) []byte {
 		}
 	}
 	return c.data
+}
+
+// TestStopFinishesDownloads: SIGTERM during a download stops new requests
+// but lets the download finish, then the daemon exits 0.
+func TestStopFinishesDownloads(t *testing.T) {
+	d := startDaemon(t)
+	d.waitNote("READY=1")
+	kernel, err := os.ReadFile(filepath.Join(d.dir, "vmlinuz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + d.httpAddr + "/boot/" + testMAC + "/kernel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	head := make([]byte, 64<<10)
+	if _, err := io.ReadFull(resp.Body, head); err != nil {
+		t.Fatal(err)
+	}
+	d.signal(syscall.SIGTERM)
+	d.waitNote("STOPPING=1")
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil || !bytes.Equal(append(head, rest...), kernel) {
+		t.Fatalf("the download was cut: %v, %d of %d bytes", err, len(head)+len(rest), len(kernel))
+	}
+	if err := <-d.exited; err != nil {
+		t.Errorf("rackbootd exited with %v", err)
+	}
+	d.exited <- nil
+	logs := d.stderr.String()
+	done := fmt.Sprintf("path=/boot/%s/kernel status=200 bytes=%d", testMAC, len(kernel))
+	if strings.Index(logs, done) < strings.Index(logs, "msg=stopping") {
+		t.Errorf("%q is not logged after the stop began:\n%s", done, logs)
+	}
 }
