@@ -82,7 +82,7 @@ func mergeHTTP(row *report.HTTPRow, run report.HTTPRow) {
 	row.Runs = append(row.Runs, run.Result)
 	row.BodyBytes = run.BodyBytes
 	if run.Result.MiBps() > row.Result.MiBps() || row.Result.Seconds == 0 {
-		row.Result = run.Result
+		row.Result, row.CPU = run.Result, run.CPU
 	}
 	if run.HWM-run.RSSBefore > row.HWM-row.RSSBefore {
 		row.RSSBefore, row.RSSAfter, row.HWM = run.RSSBefore, run.RSSAfter, run.HWM
@@ -109,7 +109,9 @@ func httpRackbootd(ctx context.Context, pair *topo.Pair, o options, rb rackbootd
 		return row, err
 	}
 	row.RSSBefore = before.RSSKiB
+	cpu0 := p.CPU()
 	row.Result, err = httpLoad(ctx, pair, dir, urls, 0, rounds)
+	row.CPU = p.CPU() - cpu0
 	after, merr := p.Memory()
 	row.RSSAfter, row.HWM = after.RSSKiB, after.HWMKiB
 	printHTTP(row)
@@ -142,7 +144,9 @@ func httpNginx(ctx context.Context, pair *topo.Pair, o options, size int64, roun
 	for i := range urls {
 		urls[i] = url
 	}
+	cpu0 := p.CPU()
 	row.Result, err = httpLoad(ctx, pair, dir, urls, size, rounds)
+	row.CPU = p.CPU() - cpu0
 	printHTTP(row)
 	return row, err
 }
@@ -177,6 +181,6 @@ func httpLoad(ctx context.Context, pair *topo.Pair, dir string, urls []string, s
 
 func printHTTP(row report.HTTPRow) {
 	r := row.Result
-	fmt.Printf("http %s: %d downloads, %d errors, %.2f s, %.1f MiB/s, RSS %d→%d KiB (peak %d)\n",
-		row.Server, r.Downloads, r.Errors, r.Seconds, r.MiBps(), row.RSSBefore, row.RSSAfter, row.HWM)
+	fmt.Printf("http %s: %d downloads, %d errors, %.2f s, %.1f MiB/s, server CPU %v, RSS %d→%d KiB (peak %d)\n",
+		row.Server, r.Downloads, r.Errors, r.Seconds, r.MiBps(), row.CPU, row.RSSBefore, row.RSSAfter, row.HWM)
 }

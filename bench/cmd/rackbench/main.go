@@ -86,6 +86,9 @@ func runAll(ctx context.Context, args []string) error {
 			defer os.RemoveAll(o.workDir)
 		}
 	}
+	if err := os.MkdirAll(o.workDir, 0o755); err != nil {
+		return err
+	}
 	slog.Info("work directory", "dir", o.workDir)
 	pair, err := topo.New(ctx, "rb")
 	if err != nil {
@@ -93,7 +96,7 @@ func runAll(ctx context.Context, args []string) error {
 	}
 	defer pair.Close()
 	rep := report.Report{Machine: machine(ctx, o.command)}
-	rb := rackbootdBinary(o.rackbootd)
+	rb := rackbootdBinary(o.rackbootd, o.workDir)
 	if rb.missing != "" {
 		rep.Notes = append(rep.Notes, "rackbootd was not measured: "+rb.missing)
 	}
@@ -141,16 +144,21 @@ type rackbootd struct {
 	missing string
 }
 
-func rackbootdBinary(path string) rackbootd {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return rackbootd{missing: err.Error()}
-	}
-	st, err := os.Stat(abs)
+// rackbootdBinary copies the binary into the work directory, so that a
+// rebuild during the run does not change what is measured.
+func rackbootdBinary(path, workDir string) rackbootd {
+	st, err := os.Stat(path)
 	if err != nil || st.Mode()&0o111 == 0 {
 		return rackbootd{missing: fmt.Sprintf("%s is not an executable (run `make build`)", path)}
 	}
-	return rackbootd{path: abs}
+	dst := filepath.Join(workDir, "rackbootd")
+	if _, err := copyFile(path, dst); err != nil {
+		return rackbootd{missing: err.Error()}
+	}
+	if err := os.Chmod(dst, 0o755); err != nil {
+		return rackbootd{missing: err.Error()}
+	}
+	return rackbootd{path: dst}
 }
 
 // workSubdir makes a fresh directory for one server run.

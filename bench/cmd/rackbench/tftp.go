@@ -52,7 +52,7 @@ func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 			if row.Note != "" {
 				continue
 			}
-			res, err := tftpOne(ctx, pair, o, s.name, s.start, l)
+			res, cpu, err := tftpOne(ctx, pair, o, s.name, s.start, l)
 			if err != nil {
 				row.Note = "failed: " + err.Error()
 				errs = append(errs, fmt.Errorf("tftp %s: %w", s.name, err))
@@ -60,7 +60,7 @@ func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 			}
 			row.Runs = append(row.Runs, res)
 			if res.MiBps() > row.Result.MiBps() || row.Result.Seconds == 0 {
-				row.Result = res
+				row.Result, row.CPU = res, cpu
 			}
 		}
 	}
@@ -68,14 +68,14 @@ func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 	return errors.Join(errs...)
 }
 
-func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start starter, l tftpbench.Load) (tftpbench.Result, error) {
+func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start starter, l tftpbench.Load) (tftpbench.Result, time.Duration, error) {
 	dir, err := workSubdir(o, "tftp-"+name)
 	if err != nil {
-		return tftpbench.Result{}, err
+		return tftpbench.Result{}, 0, err
 	}
 	p, err := start(ctx, dir)
 	if err != nil {
-		return tftpbench.Result{}, err
+		return tftpbench.Result{}, 0, err
 	}
 	defer p.Stop()
 	probe := l
@@ -90,13 +90,15 @@ func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start
 		}
 		return nil
 	}); err != nil {
-		return tftpbench.Result{}, err
+		return tftpbench.Result{}, 0, err
 	}
 	var r tftpbench.Result
+	cpu0 := p.CPU()
 	err = load(ctx, pair.Client, &r, tftpArgs(l, 5*time.Minute)...)
-	fmt.Printf("tftp %s: %d transfers, %d errors, %.2f s, %.1f MiB/s, %.1f transfers/s\n",
-		name, r.Transfers, r.Errors, r.Seconds, r.MiBps(), r.PerSecond())
-	return r, err
+	cpu := p.CPU() - cpu0
+	fmt.Printf("tftp %s: %d transfers, %d errors, %.2f s, %.1f MiB/s, %.1f transfers/s, server CPU %v\n",
+		name, r.Transfers, r.Errors, r.Seconds, r.MiBps(), r.PerSecond(), cpu)
+	return r, cpu, err
 }
 
 func tftpArgs(l tftpbench.Load, timeout time.Duration) []string {

@@ -46,7 +46,17 @@ type Step struct {
 	Exchanges float64 // completed DORA exchanges per second of the run
 	DropPct   float64 // DISCOVERs that never got their ACK, in percent
 	DO, RA    Percentiles
-	OK        bool // DropPct < MaxDropPct and at least 90% of the requested rate completed
+	OK        bool          // DropPct < MaxDropPct and at least 90% of the requested rate completed
+	ServerCPU time.Duration // CPU time the server used during the run
+	Acked     int           // DORA exchanges completed
+}
+
+// CPUPerExchange is the server's CPU time per completed DORA exchange.
+func (s Step) CPUPerExchange() time.Duration {
+	if s.Acked == 0 {
+		return 0
+	}
+	return s.ServerCPU / time.Duration(s.Acked)
 }
 
 // Result is the search outcome for one server.
@@ -145,10 +155,12 @@ func runStep(ctx context.Context, p *topo.Pair, t Target, o Options, rate int) (
 	}); err != nil {
 		return Step{}, err
 	}
+	cpu0 := srv.CPU()
 	out, err := perfdhcp(ctx, p.Client, o, rate)
 	if err != nil {
 		return Step{}, err
 	}
+	cpu := srv.CPU() - cpu0
 	if err := os.WriteFile(filepath.Join(dir, "perfdhcp.out"), out, 0o644); err != nil {
 		return Step{}, fmt.Errorf("%w: %w", ErrRun, err)
 	}
@@ -156,11 +168,14 @@ func runStep(ctx context.Context, p *topo.Pair, t Target, o Options, rate int) (
 	if err != nil {
 		return Step{}, err
 	}
-	return stepOf(rate, o.Period, rep), nil
+	st := stepOf(rate, o.Period, rep)
+	st.ServerCPU = cpu
+	return st, nil
 }
 
 func stepOf(rate int, period time.Duration, rep Report) Step {
 	st := Step{Rate: rate, DO: Summarize(rep.DO.Delays), RA: Summarize(rep.RA.Delays)}
+	st.Acked = rep.RA.Received
 	st.Exchanges = float64(rep.RA.Received) / period.Seconds()
 	if rep.DO.Sent > 0 {
 		st.DropPct = 100 * float64(rep.DO.Sent-rep.RA.Received) / float64(rep.DO.Sent)
@@ -169,13 +184,24 @@ func stepOf(rate int, period time.Duration, rep Report) Step {
 	return st
 }
 
-// Probe performs one DORA exchange; it succeeds once the server answers.
+// Probe sends one DISCOVER (and the REQUEST after it); it succeeds once the
+// server has answered the DISCOVER.
 func Probe(ctx context.Context, client *netns.NS) error {
 	// Without -r perfdhcp can wait forever; -n 1 -r 1 ends after one
-	// exchange, with status 3 if it was not answered.
+	// exchange. Whether perfdhcp waits for the ACK depends on its timing, so
+	// only the OFFER counts.
 	cmd := client.Command(ctx, "perfdhcp", "-4", "-l", topo.ClientIf, "-n", "1", "-r", "1", "-W", "500000")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%w: probe: %w: %.200s", ErrRun, err, out)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 3) {
+		return fmt.Errorf("%w: probe: %w", ErrRun, err)
+	}
+	rep, err := Parse(bytes.NewReader(out))
+	if err != nil {
+		return err
+	}
+	if rep.DO.Received == 0 {
+		return fmt.Errorf("%w: probe: no OFFER", ErrRun)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ type TFTPRow struct {
 	Server string
 	Result tftpbench.Result   // the best run
 	Runs   []tftpbench.Result // every run, in order
+	CPU    time.Duration      // server CPU time during the best run
 	Note   string             // why there is no result, if there is none
 }
 
@@ -40,8 +41,9 @@ type HTTPRow struct {
 	Server        string
 	Result        httpbench.Result // the best run
 	Runs          []httpbench.Result
-	RSSBefore     int64 // KiB, of the run with the largest growth; 0 if not measured
-	RSSAfter, HWM int64 // KiB
+	CPU           time.Duration // server CPU time during the best run
+	RSSBefore     int64         // KiB, of the run with the largest growth; 0 if not measured
+	RSSAfter, HWM int64         // KiB
 	Note          string
 	BodyBytes     int64
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rackboot/rackboot/bench/internal/dhcpbench"
 )
@@ -17,9 +18,11 @@ func writeDHCP(b *strings.Builder, r Report) {
 	b.WriteString("until a run loses ≥ 1% of exchanges (or completes < 90% of the asked rate), then bisects;\n")
 	b.WriteString("each step starts the server afresh with an empty lease file. DORA/s = ACKs received ÷ run\n")
 	b.WriteString("length. Latencies are percentiles over every answered packet of the best step (perfdhcp's\n")
-	b.WriteString("own timestamps, `-x t`): DO = DISCOVER→OFFER, RA = REQUEST→ACK, in ms.\n\n")
-	b.WriteString("| server | DORA/s | drops | DO p50 / p90 / p99 / max | RA p50 / p90 / p99 / max | vs Kea |\n")
-	b.WriteString("|---|---:|---:|---|---|---:|\n")
+	b.WriteString("own timestamps, `-x t`): DO = DISCOVER→OFFER, RA = REQUEST→ACK, in ms. CPU/DORA is the\n")
+	b.WriteString("server's own CPU time (user + system, from /proc) per completed exchange in that step: it does\n")
+	b.WriteString("not depend on what else the machine is doing.\n\n")
+	b.WriteString("| server | DORA/s | drops | DO p50 / p90 / p99 / max | RA p50 / p90 / p99 / max | CPU/DORA | vs Kea |\n")
+	b.WriteString("|---|---:|---:|---|---|---:|---:|\n")
 	kea := 0.0
 	for _, row := range r.DHCP {
 		if row.Result.Name == "kea-dhcp4" {
@@ -29,19 +32,34 @@ func writeDHCP(b *strings.Builder, r Report) {
 	for _, row := range r.DHCP {
 		best := row.Result.Best
 		if row.Note != "" || best.Rate == 0 {
-			fmt.Fprintf(b, "| %s | – | – | – | – | %s |\n", row.Result.Name, cell(orDash(row.Note)))
+			fmt.Fprintf(b, "| %s | – | – | – | – | – | %s |\n", row.Result.Name, cell(orDash(row.Note)))
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %.0f | %.2f%% | %s | %s | %s |\n", row.Result.Name, best.Exchanges,
-			best.DropPct, pct(best.DO), pct(best.RA), ratio(best.Exchanges, kea))
+		fmt.Fprintf(b, "| %s | %.0f | %.2f%% | %s | %s | %s | %s |\n", row.Result.Name, best.Exchanges,
+			best.DropPct, pct(best.DO), pct(best.RA), us(best.CPUPerExchange()), ratio(best.Exchanges, kea))
 	}
-	b.WriteString("\nEvery step of the search:\n\n| server | asked/s | DORA/s | drops | RA p99 ms | sustained |\n|---|---:|---:|---:|---:|---|\n")
+	b.WriteString("\nEvery step of each search, in order:\n\n")
+	b.WriteString("| server | asked/s | DORA/s | drops | RA p99 ms | CPU/DORA | sustained |\n|---|---:|---:|---:|---:|---:|---|\n")
 	for _, row := range r.DHCP {
 		for _, s := range row.Result.Steps {
-			fmt.Fprintf(b, "| %s | %d | %.0f | %.2f%% | %s | %v |\n", row.Result.Name, s.Rate, s.Exchanges,
-				s.DropPct, ms(s.RA.P99), yes(s.OK))
+			fmt.Fprintf(b, "| %s | %d | %.0f | %.2f%% | %s | %s | %v |\n", row.Result.Name, s.Rate, s.Exchanges,
+				s.DropPct, ms(s.RA.P99), us(s.CPUPerExchange()), yes(s.OK))
 		}
 	}
+}
+
+func us(d time.Duration) string {
+	if d <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+}
+
+func secs(d time.Duration) string {
+	if d <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
 }
 
 func pct(p dhcpbench.Percentiles) string {
@@ -80,7 +98,8 @@ func writeTFTP(b *strings.Builder, r Report) {
 	fmt.Fprintf(b, "blksize %d and tsize, lock-step ACKs, 1 s retransmit timeout; every transfer's size is checked).\n\n", c.BlkSize)
 	b.WriteString("Each server ran this load several times, taking turns with the other; the row is its best run,\n")
 	b.WriteString("the last column lists every run's MiB/s.\n\n")
-	b.WriteString("| server | transfers | errors | seconds | MiB/s | transfers/s | vs tftpd-hpa | runs (MiB/s) |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("Server CPU is the server's own CPU time (user + system, from /proc) during the best run.\n\n")
+	b.WriteString("| server | transfers | errors | seconds | MiB/s | transfers/s | server CPU | vs tftpd-hpa | runs (MiB/s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	peer := 0.0
 	for _, row := range r.TFTP {
 		if row.Server == "tftpd-hpa" && row.Note == "" {
@@ -89,7 +108,7 @@ func writeTFTP(b *strings.Builder, r Report) {
 	}
 	for _, row := range r.TFTP {
 		if row.Note != "" {
-			fmt.Fprintf(b, "| %s | – | – | – | – | – | %s | – |\n", row.Server, cell(row.Note))
+			fmt.Fprintf(b, "| %s | – | – | – | – | – | – | %s | – |\n", row.Server, cell(row.Note))
 			continue
 		}
 		res := row.Result
@@ -97,8 +116,8 @@ func writeTFTP(b *strings.Builder, r Report) {
 		for _, r := range row.Runs {
 			runs = append(runs, fmt.Sprintf("%.1f", r.MiBps()))
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %.2f | %.1f | %.1f | %s | %s |\n", row.Server, res.Transfers, res.Errors,
-			res.Seconds, res.MiBps(), res.PerSecond(), ratio(res.MiBps(), peer), strings.Join(runs, ", "))
+		fmt.Fprintf(b, "| %s | %d | %d | %.2f | %.1f | %.1f | %s | %s | %s |\n", row.Server, res.Transfers, res.Errors,
+			res.Seconds, res.MiBps(), res.PerSecond(), secs(row.CPU), ratio(res.MiBps(), peer), strings.Join(runs, ", "))
 	}
 	for _, row := range r.TFTP {
 		if row.Result.FirstError != "" {
@@ -112,9 +131,10 @@ func writeHTTP(b *strings.Builder, r Report) {
 	b.WriteString(r.HTTPCfg + "\n\n")
 	b.WriteString("Each server ran this load several times, taking turns with the other; the row is its best run,\n")
 	b.WriteString("the runs column lists every run's MiB/s, and the memory columns are from rackbootd's run with the\n")
-	b.WriteString("largest growth.\n\n")
-	b.WriteString("| server | downloads | errors | bytes each | seconds | MiB/s | vs nginx | runs (MiB/s) | RSS before | RSS after | peak RSS (VmHWM) |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
+	b.WriteString("largest growth. Server CPU is the server's CPU time (user + system, nginx's workers included)\n")
+	b.WriteString("during the best run.\n\n")
+	b.WriteString("| server | downloads | errors | bytes each | seconds | MiB/s | server CPU | vs nginx | runs (MiB/s) | RSS before | RSS after | peak RSS (VmHWM) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
 	peer := 0.0
 	for _, row := range r.HTTP {
 		if row.Server == "nginx" && row.Note == "" {
@@ -123,7 +143,7 @@ func writeHTTP(b *strings.Builder, r Report) {
 	}
 	for _, row := range r.HTTP {
 		if row.Note != "" {
-			fmt.Fprintf(b, "| %s | – | – | – | – | – | %s | – | – | – | – |\n", row.Server, cell(row.Note))
+			fmt.Fprintf(b, "| %s | – | – | – | – | – | – | %s | – | – | – | – |\n", row.Server, cell(row.Note))
 			continue
 		}
 		res := row.Result
@@ -131,8 +151,8 @@ func writeHTTP(b *strings.Builder, r Report) {
 		for _, r := range row.Runs {
 			runs = append(runs, fmt.Sprintf("%.0f", r.MiBps()))
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %.2f | %.1f | %s | %s | %s | %s | %s |\n", row.Server, res.Downloads,
-			res.Errors, row.BodyBytes, res.Seconds, res.MiBps(), ratio(res.MiBps(), peer), strings.Join(runs, ", "),
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %.2f | %.1f | %s | %s | %s | %s | %s | %s |\n", row.Server, res.Downloads,
+			res.Errors, row.BodyBytes, res.Seconds, res.MiBps(), secs(row.CPU), ratio(res.MiBps(), peer), strings.Join(runs, ", "),
 			mib(row.RSSBefore), mib(row.RSSAfter), mib(row.HWM))
 	}
 	for _, row := range r.HTTP {
