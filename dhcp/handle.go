@@ -61,8 +61,7 @@ func (s *Server) discover(ctx context.Context, st *state, req *dhcpv4.DHCPv4) (*
 	now := s.now()
 	ip, ok := s.pick(st, req, now)
 	if !ok {
-		s.logReq(ctx, slog.LevelWarn, "address pool exhausted: no offer", req)
-		return nil, fmt.Errorf("%w for %v", ErrExhausted, mac)
+		return nil, fmt.Errorf("%w for %v: no offer", ErrExhausted, mac)
 	}
 	s.stats.offers.Add(1)
 	return s.leaseReply(ctx, st, req, dhcpv4.MessageTypeOffer, ip), nil

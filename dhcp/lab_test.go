@@ -92,7 +92,11 @@ func (l *lab) serve(cfg dhcp.Config) (*dhcp.Server, *leasefile.File) {
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	s, err := dhcp.New(cfg, leases, nil, slog.New(slog.NewTextHandler(testWriter{l.t}, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	level := slog.LevelDebug
+	if os.Getenv("DHCP_PERF_RATE") != "" {
+		level = slog.LevelWarn
+	}
+	s, err := dhcp.New(cfg, leases, nil, slog.New(slog.NewTextHandler(testWriter{l.t}, &slog.HandlerOptions{Level: level})))
 	if err != nil {
 		l.t.Fatal(err)
 	}

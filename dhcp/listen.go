@@ -38,6 +38,9 @@ func setSockopts(fd int, ifname string) error {
 	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_BROADCAST, 1); err != nil {
 		return fmt.Errorf("SO_BROADCAST: %w", err)
 	}
+	// A deep receive queue absorbs bursts while handlers wait for the lease
+	// store; the kernel caps it at net.core.rmem_max.
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 4<<20)
 	if ifname == "" {
 		return nil
 	}
@@ -48,7 +51,8 @@ func setSockopts(fd int, ifname string) error {
 }
 
 // ListenAndServe serves on every interface in ifaces: port 67 and, in proxy
-// mode, port 4011. It returns when ctx is done (nil) or a socket fails.
+// mode, port 4011 (the mode at the time of the call decides which sockets
+// are opened). It returns when ctx is done (nil) or a socket fails.
 func (s *Server) ListenAndServe(ctx context.Context, ifaces []string) error {
 	ports := []int{PortServer}
 	if s.Config().Mode == ModeProxy {

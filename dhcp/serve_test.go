@@ -1,9 +1,14 @@
 package dhcp
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net"
+	"net/netip"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,5 +108,56 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 10s")
 		}
 		runtime.Gosched()
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a concurrent logger.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeLogsExhaustion: when the range is used up, the DISCOVER gets no
+// reply, the server logs it with the client's MAC and counts it.
+func TestServeLogsExhaustion(t *testing.T) {
+	cfg := testConfig()
+	cfg.Ranges = []Range{{netip.MustParseAddr("10.99.0.100"), netip.MustParseAddr("10.99.0.100")}}
+	var logs syncBuffer
+	s, err := New(cfg, NewMemoryLeases(), nil, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := startServer(t, s)
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, mac := range []net.HardwareAddr{macDynamic, macOther} {
+		if _, err := conn.WriteTo(packet(t, dhcpv4.MessageTypeDiscover, mac).ToBytes(), addr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { return s.Stats().Exhausted == 1 && s.Stats().Replied == 1 })
+	out := logs.String()
+	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "no free address") {
+		t.Errorf("exhaustion not logged as a warning:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "no free address") && !strings.Contains(line, "mac=") {
+			t.Errorf("exhaustion logged without mac: %s", line)
+		}
 	}
 }

@@ -175,8 +175,8 @@ func (s *Server) serveOne(ctx context.Context, conn net.PacketConn, b []byte, fr
 	}
 	reply, err := s.handle(ctx, req, port4011)
 	if err != nil {
-		s.countDrop(err)
-		s.logReq(ctx, slog.LevelInfo, "dropped request", req, "type", req.MessageType().String(), "err", err)
+		level := s.countDrop(err)
+		s.logReq(ctx, level, "dropped request", req, "type", req.MessageType().String(), "err", err)
 		return
 	}
 	if reply == nil {
@@ -193,14 +193,21 @@ func (s *Server) serveOne(ctx context.Context, conn net.PacketConn, b []byte, fr
 		"yiaddr", reply.YourIPAddr.String(), "to", to.String())
 }
 
-func (s *Server) countDrop(err error) {
+// countDrop counts a dropped request and says how loudly to log it.
+func (s *Server) countDrop(err error) slog.Level {
 	switch {
 	case errors.Is(err, ErrMalformed):
 		s.stats.malformed.Add(1)
+		return slog.LevelDebug
 	case errors.Is(err, ErrExhausted):
 		s.stats.exhausted.Add(1)
+		return slog.LevelWarn
+	case errors.Is(err, ErrRelay):
+		s.stats.dropped.Add(1)
+		return slog.LevelInfo
 	default:
 		s.stats.dropped.Add(1)
+		return slog.LevelError
 	}
 }
 
