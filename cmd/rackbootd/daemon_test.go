@@ -31,6 +31,7 @@ type testDaemon struct {
 	notes    chan string // sd_notify datagrams
 	exited   chan error  // gets the exit of the running process, put back once read
 	stderr   *syncBuffer
+	pid      int // the daemon's process when cmd runs it as a child (strace); 0: cmd's
 }
 
 type syncBuffer struct {
@@ -208,7 +209,11 @@ func containsAll(s string, subs []string) bool {
 
 func (d *testDaemon) signal(sig syscall.Signal) {
 	d.t.Helper()
-	if err := d.cmd.Process.Signal(sig); err != nil {
+	pid := d.cmd.Process.Pid
+	if d.pid != 0 {
+		pid = d.pid
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
 		d.t.Fatal(err)
 	}
 }
