@@ -135,6 +135,7 @@ func (s *Server) release(ctx context.Context, st *state, req *dhcpv4.DHCPv4) err
 	if err := s.leases.Release(ctx, ip); err != nil {
 		return fmt.Errorf("dhcp: release %v: %w", ip, err)
 	}
+	s.freed()
 	s.stats.releases.Add(1)
 	s.logReq(ctx, slog.LevelInfo, "lease released", req, "ip", ip.String())
 	return nil

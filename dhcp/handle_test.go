@@ -162,6 +162,11 @@ func TestExhaustion(t *testing.T) {
 	if ack := dora(t, s, macReserved); ack.YourIPAddr.String() != "10.99.0.11" {
 		t.Errorf("reserved MAC got %v", ack.YourIPAddr)
 	}
+	// A release makes room at once.
+	mustHandle(t, s, packet(t, dhcpv4.MessageTypeRelease, macOther, dhcpv4.WithClientIP(net.ParseIP("10.99.0.101"))), false)
+	if ack := dora(t, s, third); ack.YourIPAddr.String() != "10.99.0.101" {
+		t.Errorf("after a release the third client got %v, want 10.99.0.101", ack.YourIPAddr)
+	}
 	// An outstanding offer holds its address against other clients.
 	s2, _ := newTestServer(t, cfg, nil)
 	mustHandle(t, s2, packet(t, dhcpv4.MessageTypeDiscover, macDynamic), false)

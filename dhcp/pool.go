@@ -13,7 +13,13 @@ type pool struct {
 	mu     sync.Mutex
 	held   map[netip.Addr]hold
 	cursor uint64
+	// full: a whole scan found nothing free; until then, new clients are
+	// turned away without another scan (a full /16 costs milliseconds).
+	full time.Time
 }
+
+// fullRetry is how long a failed scan is trusted.
+const fullRetry = time.Second
 
 // hold keeps an address for one client until a deadline.
 type hold struct {
@@ -70,6 +76,9 @@ func (s *Server) allocate(st *state, mac net.HardwareAddr, now time.Time, d time
 	}
 	s.pool.mu.Lock()
 	defer s.pool.mu.Unlock()
+	if now.Before(s.pool.full) {
+		return netip.Addr{}, false
+	}
 	if len(s.pool.held) > 4096 {
 		s.pool.expire(now)
 	}
@@ -82,7 +91,15 @@ func (s *Server) allocate(st *state, mac net.HardwareAddr, now time.Time, d time
 			return ip, true
 		}
 	}
+	s.pool.full = now.Add(fullRetry)
 	return netip.Addr{}, false
+}
+
+// freed forgets a failed scan once an address has been given back.
+func (s *Server) freed() {
+	s.pool.mu.Lock()
+	s.pool.full = time.Time{}
+	s.pool.mu.Unlock()
 }
 
 // expire forgets holds past their deadline. Called with p.mu held.

@@ -113,6 +113,7 @@ func (s *Server) Reload(cfg Config) error {
 		return err
 	}
 	s.st.Store(st)
+	s.freed()
 	s.log.Info("dhcp configuration reloaded", "mode", cfg.Mode.String(), "reservations", len(cfg.Reservations))
 	return nil
 }
