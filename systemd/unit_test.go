@@ -80,6 +80,7 @@ func TestUnitSettings(t *testing.T) {
 	for _, line := range []string{
 		"Type=notify",
 		"ExecStart=/usr/bin/rackbootd --config /etc/rackboot/rackboot.toml",
+		"ExecReload=/usr/bin/rackbootd check-config /etc/rackboot/rackboot.toml",
 		"ExecReload=/bin/kill -HUP $MAINPID",
 		"AmbientCapabilities=CAP_NET_BIND_SERVICE",
 		"CapabilityBoundingSet=CAP_NET_BIND_SERVICE",
