@@ -29,6 +29,12 @@ type lab struct {
 
 func newLab(t *testing.T) *lab {
 	t.Helper()
+	return newLabOn(t, "10.99.0.1/24")
+}
+
+// newLabOn is newLab with another address on br0.
+func newLabOn(t *testing.T, cidr string) *lab {
+	t.Helper()
 	if err := netns.Available(); err != nil {
 		t.Skip(err)
 	}
@@ -39,7 +45,7 @@ func newLab(t *testing.T) *lab {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rack.Close() })
-	if err := rack.AddBridge(ctx, "br0", "10.99.0.1/24"); err != nil {
+	if err := rack.AddBridge(ctx, "br0", cidr); err != nil {
 		t.Fatal(err)
 	}
 	return &lab{t: t, ctx: ctx, rack: rack, dir: t.TempDir()}

@@ -3,7 +3,6 @@ package dhcp_test
 import (
 	"net"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -17,27 +16,10 @@ import (
 func (l *lab) dnsmasq() {
 	l.t.Helper()
 	ns := l.client("dnsm", "52:54:00:00:d0:02", "10.99.0.2/24")
-	logf, err := os.Create(filepath.Join(l.dir, "dnsmasq.log"))
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	cmd := ns.Command(l.ctx, "dnsmasq", "--no-daemon", "--port=0", "--conf-file=/dev/null",
+	l.run(ns, "dnsmasq", "dnsmasq", "--no-daemon", "--port=0", "--conf-file=/dev/null",
 		"--interface=eth0", "--bind-interfaces", "--dhcp-range=10.99.0.50,10.99.0.60,255.255.255.0,1h",
 		"--dhcp-leasefile="+filepath.Join(l.dir, "dnsmasq.leases"), "--pid-file="+filepath.Join(l.dir, "dnsmasq.pid"),
 		"--user=root", "--log-dhcp", "--no-ping", "--log-facility=-", "--dhcp-authoritative")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		l.t.Fatal(err)
-	}
-	l.t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-		if l.t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			l.t.Logf("dnsmasq log:\n%s", b)
-		}
-	})
 }
 
 func proxyConfig() dhcp.Config {
