@@ -36,6 +36,7 @@ func serve(path string, stderr io.Writer) error {
 	defer cancel()
 	d, err := newDaemon(ctx, ld, log, level)
 	if err != nil {
+		notifier{log: log}.status("start failed: " + firstLine(err))
 		return err
 	}
 	errc := d.start(ctx)
