@@ -12,8 +12,8 @@ import (
 )
 
 // TestPerfdhcp: Kea's perfdhcp, acting as a relay (giaddr = its address),
-// completes DORA exchanges for many distinct clients, and every ACKed lease
-// is in the lease file. Set DHCP_PERF_RATE to run it at a higher rate and
+// completes DORA exchanges for many distinct clients with unique, valid
+// leases, and every ACKed lease is in the lease file. Set DHCP_PERF_RATE to run it at a higher rate and
 // see the figures (the bench/ suite measures properly).
 func TestPerfdhcp(t *testing.T) {
 	if _, err := exec.LookPath("perfdhcp"); err != nil {
@@ -35,13 +35,19 @@ func TestPerfdhcp(t *testing.T) {
 	if err != nil && !regexp.MustCompile(`received packets: \d+`).MatchString(out) {
 		t.Fatalf("perfdhcp: %v", err)
 	}
-	discovers := figure(t, out, `(?s)DISCOVER-OFFER.*?sent packets: (\d+)`)
+	// Loss depends on the machine's load: that is for the benchmarks. The
+	// test asserts what perfdhcp checks about the answers, and durability.
 	acks := figure(t, out, `(?s)REQUEST-ACK.*?received packets: (\d+)`)
-	if acks == 0 || acks*100 < discovers*99 {
-		t.Errorf("%d ACKs for %d DISCOVERs: more than 1%% of the exchanges lost", acks, discovers)
+	if acks == 0 {
+		t.Errorf("perfdhcp received no ACK")
 	}
-	if leases.Len() < acks {
-		t.Errorf("lease file holds %d leases, %d were ACKed", leases.Len(), acks)
+	for _, bad := range []string{`Malformed packets: (\d+)`, `(?s)REQUEST-ACK.*?rejected leases: (\d+)`, `(?s)REQUEST-ACK.*?non unique addresses: (\d+)`} {
+		if n := figure(t, out, bad); n != 0 {
+			t.Errorf("%s: %d", bad, n)
+		}
+	}
+	if st := s.Stats(); uint64(leases.Len()) != st.Acks || st.Acks < uint64(acks) {
+		t.Errorf("lease file holds %d leases; server ACKed %d, perfdhcp saw %d", leases.Len(), st.Acks, acks)
 	}
 	t.Logf("server stats %+v", s.Stats())
 }
