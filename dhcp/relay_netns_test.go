@@ -4,7 +4,10 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/rackboot/rackboot/dhcp"
 
 	"github.com/rackboot/rackboot/testbed/netns"
 )
@@ -76,4 +79,18 @@ func (l *lab) run(ns *netns.NS, name string, prog string, args ...string) {
 			l.t.Logf("%s log:\n%s", name, b)
 		}
 	})
+}
+
+// TestListenAndServeMissingInterface: a missing interface is an error that
+// names it, not a server silently listening elsewhere.
+func TestListenAndServeMissingInterface(t *testing.T) {
+	l := newLab(t)
+	s, err := dhcp.New(labConfig(), dhcp.NewMemoryLeases(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.rack.Do(func() error { return s.ListenAndServe(l.ctx, []string{"br0", "nosuch0"}) })
+	if err == nil || !strings.Contains(err.Error(), "nosuch0") {
+		t.Fatalf("ListenAndServe with a missing interface: %v", err)
+	}
 }
