@@ -107,5 +107,36 @@ func decode(data []byte) (root *yaml.Node, err error) {
 	if len(doc.Content) != 1 || isNull(doc.Content[0]) {
 		return nil, errAt("", ErrMissing, "empty document")
 	}
+	if n := expandedSize(doc.Content[0], map[*yaml.Node]int{}); n > maxNodes {
+		return nil, errAt("", ErrInvalid, fmt.Sprintf("document expands to more than %d nodes (aliases)", maxNodes))
+	}
 	return doc.Content[0], nil
+}
+
+// maxNodes bounds the size of a document with its aliases expanded, so a
+// few anchors cannot make the walk over it quadratic or worse.
+const maxNodes = 1 << 17
+
+// expandedSize counts the nodes under n with aliases followed, saturating
+// above maxNodes; memo makes it linear in the document.
+func expandedSize(n *yaml.Node, memo map[*yaml.Node]int) int {
+	if n == nil {
+		return 0
+	}
+	if v, ok := memo[n]; ok {
+		return v
+	}
+	memo[n] = maxNodes + 1 // a cycle counts as too big
+	size := 1
+	if n.Kind == yaml.AliasNode {
+		size += expandedSize(n.Alias, memo)
+	}
+	for _, c := range n.Content {
+		if size += expandedSize(c, memo); size > maxNodes {
+			size = maxNodes + 1
+			break
+		}
+	}
+	memo[n] = size
+	return size
 }

@@ -23,6 +23,7 @@ type nicEntry struct {
 // Errors name base[i].nameKey or base[i].macKey.
 func checkNICs(nics []NIC, base, nameKey, macKey string) ([]nicEntry, error) {
 	out := make([]nicEntry, 0, len(nics))
+	byName, byMAC := map[string]string{}, map[string]string{}
 	for i, n := range nics {
 		p := indexPath(base, i)
 		name, err := checkName(n.Name, childPath(p, nameKey))
@@ -33,14 +34,13 @@ func checkNICs(nics []NIC, base, nameKey, macKey string) ([]nicEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, o := range out {
-			if o.name == name {
-				return nil, errAt(childPath(p, nameKey), ErrConflict, fmt.Sprintf("%q is mapped twice (also %s)", name, o.path))
-			}
-			if o.mac.String() == mac.String() {
-				return nil, errAt(childPath(p, macKey), ErrConflict, fmt.Sprintf("%s is mapped twice (also %s)", mac, o.path))
-			}
+		if o, dup := byName[name]; dup {
+			return nil, errAt(childPath(p, nameKey), ErrConflict, fmt.Sprintf("%q is mapped twice (also %s)", name, o))
 		}
+		if o, dup := byMAC[mac.String()]; dup {
+			return nil, errAt(childPath(p, macKey), ErrConflict, fmt.Sprintf("%s is mapped twice (also %s)", mac, o))
+		}
+		byName[name], byMAC[mac.String()] = p, p
 		out = append(out, nicEntry{name: name, mac: mac, path: p})
 	}
 	return out, nil

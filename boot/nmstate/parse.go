@@ -231,16 +231,16 @@ func parseAddrs(n *yaml.Node, path string, v6 bool) ([]netip.Prefix, error) {
 		return nil, err
 	}
 	out := make([]netip.Prefix, 0, len(items))
+	seen := make(map[netip.Prefix]bool, len(items))
 	for i, it := range items {
 		p, err := parseAddr(it, indexPath(path, i), v6)
 		if err != nil {
 			return nil, err
 		}
-		for _, q := range out {
-			if q == p {
-				return nil, errAt(indexPath(path, i), ErrInvalid, fmt.Sprintf("address %s given twice", p))
-			}
+		if seen[p] {
+			return nil, errAt(indexPath(path, i), ErrInvalid, fmt.Sprintf("address %s given twice", p))
 		}
+		seen[p] = true
 		out = append(out, p)
 	}
 	return out, nil
@@ -357,14 +357,16 @@ func portList(n *yaml.Node, path string) ([]string, error) {
 		return nil, err
 	}
 	out := make([]string, 0, len(items))
+	seen := make(map[string]bool, len(items))
 	for i, it := range items {
 		name, err := ifaceName(it, indexPath(path, i))
 		if err != nil {
 			return nil, err
 		}
-		if contains(out, name) {
+		if seen[name] {
 			return nil, errAt(indexPath(path, i), ErrInvalid, fmt.Sprintf("port %q listed twice", name))
 		}
+		seen[name] = true
 		out = append(out, name)
 	}
 	return out, nil
@@ -425,6 +427,7 @@ func bridgePorts(n *yaml.Node, path string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
+	seen := make(map[string]bool, len(items))
 	for i, it := range items {
 		p, err := mapping(it, indexPath(path, i), "name")
 		if err != nil {
@@ -438,9 +441,10 @@ func bridgePorts(n *yaml.Node, path string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if contains(out, name) {
+		if seen[name] {
 			return nil, errAt(nf.path, ErrInvalid, fmt.Sprintf("port %q listed twice", name))
 		}
+		seen[name] = true
 		out = append(out, name)
 	}
 	return out, nil
