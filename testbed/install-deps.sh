@@ -10,7 +10,7 @@ packages=(
 	# the VM testbed (TESTBED.md)
 	qemu-system-x86 ipxe-qemu ovmf ipxe busybox-static cpio iproute2
 	# real clients for the protocol tests
-	isc-dhcp-client curl tftp-hpa atftp
+	isc-dhcp-client curl tftp-hpa atftp strace
 	# peers for the proxy-mode test and the benchmarks
 	dnsmasq-base tftpd-hpa nginx-light kea-dhcp4-server kea-admin
 	# disk images without mounting (installation issue)
