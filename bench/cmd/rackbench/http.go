@@ -181,6 +181,6 @@ func httpLoad(ctx context.Context, pair *topo.Pair, dir string, urls []string, s
 
 func printHTTP(row report.HTTPRow) {
 	r := row.Result
-	fmt.Printf("http %s: %d downloads, %d errors, %.2f s, %.1f MiB/s, server CPU %v, RSS %d→%d KiB (peak %d)\n",
-		row.Server, r.Downloads, r.Errors, r.Seconds, r.MiBps(), row.CPU, row.RSSBefore, row.RSSAfter, row.HWM)
+	fmt.Printf("http %s: %d downloads, %d errors, %.2f s, %.1f MiB/s, per download p50 %.2f s p90 %.2f s max %.2f s, server CPU %v, RSS %d→%d KiB (peak %d)\n",
+		row.Server, r.Downloads, r.Errors, r.Seconds, r.MiBps(), r.P50, r.P90, r.Max, row.CPU, row.RSSBefore, row.RSSAfter, row.HWM)
 }

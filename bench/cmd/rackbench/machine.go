@@ -75,3 +75,16 @@ func loadAvg() string {
 	}
 	return strings.Join(f[:3], " ")
 }
+
+// busy reports whether a load average line says other work competed for
+// the CPUs: a 1-minute load above half the CPU count before the run starts
+// (the benchmark's own load shows up in the end value too, so the bar is
+// the CPU count there).
+func busy(load string) bool {
+	f := strings.Fields(load)
+	if len(f) == 0 {
+		return false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return err == nil && v > float64(runtime.NumCPU())*1.5
+}

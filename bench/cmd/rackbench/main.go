@@ -115,6 +115,12 @@ func runAll(ctx context.Context, args []string) error {
 		errs = append(errs, benchHTTP(ctx, pair, o, rb, a, &rep))
 	}
 	rep.Machine.LoadAvg[1] = loadAvg()
+	if busy(rep.Machine.LoadAvg[0]) || busy(rep.Machine.LoadAvg[1]) {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("The machine was busy with other work during this run "+
+			"(load average %s at the start, %s at the end, on %d CPUs): wall-clock rates and "+
+			"latencies are noisy, the CPU-time columns much less so. Rerun `make bench` on a quiet machine.",
+			rep.Machine.LoadAvg[0], rep.Machine.LoadAvg[1], rep.Machine.CPUs))
+	}
 	if err := report.Write(os.Stdout, rep); err != nil {
 		return err
 	}

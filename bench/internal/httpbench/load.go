@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -30,6 +31,11 @@ type Result struct {
 	Bytes      int64   `json:"bytes"`
 	Seconds    float64 `json:"seconds"`
 	FirstError string  `json:"first_error,omitempty"`
+	// Durations of the successful downloads: median, 90th percentile and
+	// slowest, in seconds.
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	Max float64 `json:"max"`
 }
 
 // MiBps is the aggregate throughput in MiB/s.
@@ -48,7 +54,8 @@ func (l Load) Run(ctx context.Context) Result {
 		res Result
 		wg  sync.WaitGroup
 	)
-	record := func(n int64, err error) {
+	var took []float64
+	record := func(n int64, d time.Duration, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -60,6 +67,7 @@ func (l Load) Run(ctx context.Context) Result {
 		}
 		res.Downloads++
 		res.Bytes += n
+		took = append(took, d.Seconds())
 	}
 	start := time.Now()
 	for _, u := range l.URLs {
@@ -67,12 +75,18 @@ func (l Load) Run(ctx context.Context) Result {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < l.Rounds && ctx.Err() == nil; i++ {
-				record(l.fetch(ctx, client, u))
+				t0 := time.Now()
+				n, err := l.fetch(ctx, client, u)
+				record(n, time.Since(t0), err)
 			}
 		}()
 	}
 	wg.Wait()
 	res.Seconds = time.Since(start).Seconds()
+	if len(took) > 0 {
+		slices.Sort(took)
+		res.P50, res.P90, res.Max = took[len(took)/2], took[len(took)*9/10], took[len(took)-1]
+	}
 	return res
 }
 

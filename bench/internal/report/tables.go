@@ -133,8 +133,8 @@ func writeHTTP(b *strings.Builder, r Report) {
 	b.WriteString("the runs column lists every run's MiB/s, and the memory columns are from rackbootd's run with the\n")
 	b.WriteString("largest growth. Server CPU is the server's CPU time (user + system, nginx's workers included)\n")
 	b.WriteString("during the best run.\n\n")
-	b.WriteString("| server | downloads | errors | bytes each | seconds | MiB/s | server CPU | vs nginx | runs (MiB/s) | RSS before | RSS after | peak RSS (VmHWM) |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
+	b.WriteString("| server | downloads | errors | bytes each | seconds | MiB/s | per download p50 / p90 / max | server CPU | vs nginx | runs (MiB/s) | RSS before | RSS after | peak RSS (VmHWM) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---:|\n")
 	peer := 0.0
 	for _, row := range r.HTTP {
 		if row.Server == "nginx" && row.Note == "" {
@@ -143,7 +143,7 @@ func writeHTTP(b *strings.Builder, r Report) {
 	}
 	for _, row := range r.HTTP {
 		if row.Note != "" {
-			fmt.Fprintf(b, "| %s | – | – | – | – | – | – | %s | – | – | – | – |\n", row.Server, cell(row.Note))
+			fmt.Fprintf(b, "| %s | – | – | – | – | – | – | – | %s | – | – | – | – |\n", row.Server, cell(row.Note))
 			continue
 		}
 		res := row.Result
@@ -151,8 +151,8 @@ func writeHTTP(b *strings.Builder, r Report) {
 		for _, r := range row.Runs {
 			runs = append(runs, fmt.Sprintf("%.0f", r.MiBps()))
 		}
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %.2f | %.1f | %s | %s | %s | %s | %s | %s |\n", row.Server, res.Downloads,
-			res.Errors, row.BodyBytes, res.Seconds, res.MiBps(), secs(row.CPU), ratio(res.MiBps(), peer), strings.Join(runs, ", "),
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %.2f | %.1f | %.2f / %.2f / %.2f s | %s | %s | %s | %s | %s | %s |\n", row.Server, res.Downloads,
+			res.Errors, row.BodyBytes, res.Seconds, res.MiBps(), res.P50, res.P90, res.Max, secs(row.CPU), ratio(res.MiBps(), peer), strings.Join(runs, ", "),
 			mib(row.RSSBefore), mib(row.RSSAfter), mib(row.HWM))
 	}
 	for _, row := range r.HTTP {
