@@ -15,7 +15,7 @@ import (
 	"github.com/rackboot/rackboot/bench/internal/report"
 )
 
-func machine(ctx context.Context, command string) report.Machine {
+func machine(ctx context.Context, command, workDir string) report.Machine {
 	m := report.Machine{
 		Command:  command,
 		Date:     time.Now(),
@@ -29,6 +29,9 @@ func machine(ctx context.Context, command string) report.Machine {
 	}
 	if kb, err := strconv.ParseInt(strings.Fields(firstField("/proc/meminfo", "MemTotal") + " 0")[0], 10, 64); err == nil {
 		m.MemTotal = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	}
+	if out, err := exec.CommandContext(ctx, "findmnt", "-n", "-o", "FSTYPE,SOURCE", "--target", workDir).Output(); err == nil {
+		m.Storage = strings.Join(strings.Fields(string(out)), " on ")
 	}
 	if out, err := exec.CommandContext(ctx, "git", "describe", "--always", "--dirty").Output(); err == nil {
 		m.Rackboot = strings.TrimSpace(string(out))
@@ -77,9 +80,8 @@ func loadAvg() string {
 }
 
 // busy reports whether a load average line says other work competed for
-// the CPUs: a 1-minute load above half the CPU count before the run starts
-// (the benchmark's own load shows up in the end value too, so the bar is
-// the CPU count there).
+// the CPUs: a 1-minute load above 1.5 × the CPU count (the benchmark itself
+// keeps at most about two processes busy).
 func busy(load string) bool {
 	f := strings.Fields(load)
 	if len(f) == 0 {

@@ -95,7 +95,7 @@ func runAll(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pair.Close()
-	rep := report.Report{Machine: machine(ctx, o.command)}
+	rep := report.Report{Machine: machine(ctx, o.command, o.workDir)}
 	rb := rackbootdBinary(o.rackbootd, o.workDir)
 	if rb.missing != "" {
 		rep.Notes = append(rep.Notes, "rackbootd was not measured: "+rb.missing)

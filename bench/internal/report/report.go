@@ -19,6 +19,7 @@ type Machine struct {
 	CPUModel string
 	MemTotal string
 	Kernel   string
+	Storage  string // filesystem holding the lease files
 	OS       string
 	Go       string
 	Rackboot string            // git describe of the tree that was built
@@ -103,6 +104,7 @@ func writeHeader(b *strings.Builder, m Machine) {
 	fmt.Fprintf(b, "| CPUs (`nproc`) | %d × %s |\n", m.CPUs, m.CPUModel)
 	fmt.Fprintf(b, "| memory | %s |\n", m.MemTotal)
 	fmt.Fprintf(b, "| kernel | %s |\n", m.Kernel)
+	fmt.Fprintf(b, "| lease files on | %s |\n", m.Storage)
 	fmt.Fprintf(b, "| OS | %s |\n", m.OS)
 	fmt.Fprintf(b, "| Go | %s |\n", m.Go)
 	fmt.Fprintf(b, "| rackboot | %s |\n", m.Rackboot)

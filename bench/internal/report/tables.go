@@ -21,6 +21,11 @@ func writeDHCP(b *strings.Builder, r Report) {
 	b.WriteString("own timestamps, `-x t`): DO = DISCOVER→OFFER, RA = REQUEST→ACK, in ms. CPU/DORA is the\n")
 	b.WriteString("server's own CPU time (user + system, from /proc) per completed exchange in that step: it does\n")
 	b.WriteString("not depend on what else the machine is doing.\n\n")
+	b.WriteString("How durable a lease is when the ACK leaves differs (checked with `strace -c`): rackbootd\n")
+	b.WriteString("appends it to its lease log and `fdatasync`s before answering (group commit: one sync covers\n")
+	b.WriteString("every lease that arrived meanwhile), so it survives a power cut; dnsmasq rewrites its whole lease\n")
+	b.WriteString("file and `fsync`s it after each change; Kea's memfile (`persist: true`) `write`s the lease to\n")
+	b.WriteString("its CSV file without any sync, so it survives a crash of Kea but not of the machine.\n\n")
 	b.WriteString("| server | DORA/s | drops | DO p50 / p90 / p99 / max | RA p50 / p90 / p99 / max | CPU/DORA | vs Kea |\n")
 	b.WriteString("|---|---:|---:|---|---|---:|---:|\n")
 	kea := 0.0
