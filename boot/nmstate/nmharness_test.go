@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,9 +19,9 @@ import (
 
 // The real-NetworkManager tests run NetworkManager (Debian package
 // network-manager) in a network namespace, in a private mount and UTS
-// namespace where /run/NetworkManager, /var/lib/NetworkManager,
-// /etc/NetworkManager and /run/dbus are the test's own directories, with a
-// private system D-Bus. /sys is mounted read-only there so NetworkManager
+// namespace where /run/NetworkManager, /var/lib/NetworkManager and
+// /etc/NetworkManager are the test's own directories, on a private system
+// D-Bus. /sys is mounted read-only there so NetworkManager
 // does not wait for udev. The host's network, hostname and resolv.conf
 // are not touched.
 
@@ -43,6 +42,7 @@ type nmRun struct {
 	ctx context.Context
 	ns  *netns.NS
 	tmp string
+	bus string // D-Bus address of the private system bus
 	log *lineLog
 }
 
@@ -50,7 +50,7 @@ type nmRun struct {
 func startNM(t *testing.T, ctx context.Context, ns *netns.NS, files []File) *nmRun {
 	t.Helper()
 	tmp := t.TempDir()
-	for _, d := range []string{"conns", "run", "lib", "etc", "dbus"} {
+	for _, d := range []string{"conns", "run", "lib", "etc"} {
 		if err := os.Mkdir(filepath.Join(tmp, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -79,17 +79,17 @@ level=INFO
 	if err := os.WriteFile(filepath.Join(tmp, "nm.conf"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	bus := startBus(t, ctx)
 	script := fmt.Sprintf(`set -e
 T=%s
-mkdir -p /run/NetworkManager /var/lib/NetworkManager /etc/NetworkManager /run/dbus
+mkdir -p /run/NetworkManager /var/lib/NetworkManager /etc/NetworkManager
 mount --bind $T/run /run/NetworkManager
 mount --bind $T/lib /var/lib/NetworkManager
 mount --bind $T/etc /etc/NetworkManager
-mount --bind $T/dbus /run/dbus
-dbus-daemon --system --fork --nopidfile --print-pid > $T/dbus.pid
 exec nsenter --net=/run/netns/%s sh -c 'mount -t sysfs -o ro sysfs /sys && exec NetworkManager --debug --config '$T/nm.conf
 `, tmp, ns.Name)
 	cmd := exec.Command("unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "DBUS_SYSTEM_BUS_ADDRESS="+bus)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -98,15 +98,10 @@ exec nsenter --net=/run/netns/%s sh -c 'mount -t sysfs -o ro sysfs /sys && exec 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &nmRun{t: t, ctx: ctx, ns: ns, tmp: tmp, log: newLineLog(stderr)}
+	r := &nmRun{t: t, ctx: ctx, ns: ns, tmp: tmp, bus: bus, log: newLineLog(stderr)}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM) // exec chain: this pid is NetworkManager
 		_ = cmd.Wait()
-		if b, err := os.ReadFile(filepath.Join(tmp, "dbus.pid")); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
-				_ = syscall.Kill(pid, syscall.SIGTERM)
-			}
-		}
 		if t.Failed() {
 			t.Logf("NetworkManager log:\n%s", r.log.String())
 		}
@@ -114,10 +109,62 @@ exec nsenter --net=/run/netns/%s sh -c 'mount -t sysfs -o ro sysfs /sys && exec 
 	return r
 }
 
+// busConfig is a private system bus: anything goes, and no service
+// activation (so no helper processes outlive the bus).
+const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=%s</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+`
+
+// startBus runs a private system D-Bus and returns its address once it
+// accepts connections; cleanup stops it. The socket lives in a short
+// directory of its own: unix socket paths are limited to 108 bytes.
+func startBus(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "nmbus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	socket := filepath.Join(dir, "bus")
+	conf := filepath.Join(dir, "bus.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(busConfig, socket)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, "dbus-daemon", "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	// dbus-daemon prints its address once it listens.
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatalf("dbus-daemon: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return "unix:path=" + socket
+}
+
 // nmcli runs nmcli against this run's private D-Bus.
 func (r *nmRun) nmcli(args ...string) (string, error) {
 	cmd := exec.CommandContext(r.ctx, "nmcli", args...)
-	cmd.Env = append(os.Environ(), "DBUS_SYSTEM_BUS_ADDRESS=unix:path="+filepath.Join(r.tmp, "dbus", "system_bus_socket"))
+	cmd.Env = append(os.Environ(), "DBUS_SYSTEM_BUS_ADDRESS="+r.bus)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
