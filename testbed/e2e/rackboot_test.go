@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,7 @@ func testBootsFromRackboot(t *testing.T, fw qemu.Firmware, mac string) {
 	startRackbootd(t, ctx, ns, writeRackbootConfig(t, art, rackbootOptions{mode: "full"}))
 
 	console := boot(t, ctx, ns, fw, mac)
+	assertBootChain(t, console, fw, mac)
 	lease := mustLease(t, console)
 	assertInRange(t, lease.IP, "10.99.0.100", "10.99.0.200")
 	if lease.Server != serverIP {
@@ -200,6 +202,7 @@ func TestReservedHostGetsAddressAndHostname(t *testing.T) {
 	startRackbootd(t, ctx, ns, writeRackbootConfig(t, art, rackbootOptions{mode: "full"}))
 
 	console := boot(t, ctx, ns, qemu.BIOS, reservedMAC)
+	assertBootChain(t, console, qemu.BIOS, reservedMAC)
 	lease := mustLease(t, console)
 	if lease.IP != reservedIP {
 		t.Errorf("reserved host got %s, want %s", lease.IP, reservedIP)
@@ -225,6 +228,16 @@ func TestReservedHostGetsAddressAndHostname(t *testing.T) {
 // segment, hands out addresses only; rackbootd in proxy mode adds the boot
 // information. The VM boots rackboot's image and its lease is dnsmasq's.
 func TestProxyModeBootsNextToDnsmasq(t *testing.T) {
+	testProxyMode(t, qemu.BIOS, "52:54:00:aa:00:03")
+}
+
+// TestProxyModeUEFIBootsNextToDnsmasq is the same with OVMF's PXE client,
+// which takes the boot file from rackbootd's ProxyDHCP answer.
+func TestProxyModeUEFIBootsNextToDnsmasq(t *testing.T) {
+	testProxyMode(t, qemu.UEFI, "52:54:00:aa:00:04")
+}
+
+func testProxyMode(t *testing.T, fw qemu.Firmware, mac string) {
 	requireE2E(t, "dnsmasq")
 	ctx := t.Context()
 	art := testImage(t, ctx)
@@ -242,7 +255,8 @@ func TestProxyModeBootsNextToDnsmasq(t *testing.T) {
 		"--dhcp-range=10.99.0.50,10.99.0.90,1h", "--dhcp-leasefile="+filepath.Join(t.TempDir(), "leases"))
 	startRackbootd(t, ctx, ns, writeRackbootConfig(t, art, rackbootOptions{mode: "proxy"}))
 
-	console := boot(t, ctx, ns, qemu.BIOS, "52:54:00:aa:00:03")
+	console := boot(t, ctx, ns, fw, mac)
+	assertBootChain(t, console, fw, mac)
 	lease := mustLease(t, console)
 	assertInRange(t, lease.IP, "10.99.0.50", "10.99.0.90")
 	if lease.Server != "10.99.0.2" {
@@ -268,4 +282,31 @@ func mustIgnition(t *testing.T, console string) []byte {
 		t.Fatal(err)
 	}
 	return ign
+}
+
+// assertBootChain checks, on the console, that the firmware went the way
+// the test means: OVMF's own PXE client fetched ipxe.efi (UEFI), then iPXE
+// fetched this MAC's script, initrd and kernel from rackbootd.
+func assertBootChain(t *testing.T, console string, fw qemu.Firmware, mac string) {
+	t.Helper()
+	dir := regexp.QuoteMeta("http://" + serverIP + ":8080/boot/" + strings.ReplaceAll(mac, ":", "-"))
+	want := []string{
+		`iPXE initialising devices`,
+		`Next server: ` + regexp.QuoteMeta(serverIP) + `\n`,
+		`Filename: ` + dir + `/script\.ipxe\n`,
+		dir + `/initrd\.\.\. ok`,
+		dir + `/kernel\.\.\. ok`,
+	}
+	if fw == qemu.UEFI {
+		want = append([]string{`>>Start PXE over IPv4`, `NBP filename is ipxe\.efi`, `NBP file downloaded successfully`}, want...)
+	}
+	rest := console
+	for _, w := range want {
+		loc := regexp.MustCompile(w).FindStringIndex(rest)
+		if loc == nil {
+			t.Errorf("the console does not show %q (in this order) on the way to booting", w)
+			return
+		}
+		rest = rest[loc[1]:]
+	}
 }
