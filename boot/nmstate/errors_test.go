@@ -92,8 +92,10 @@ func TestConvertErrors(t *testing.T) {
 			"nmstate: interfaces[0].ipv4: conflicting settings: enabled is false but dhcp, autoconf or addresses are set"},
 		{"slaac only", "interfaces:\n- name: eth0\n  type: ethernet\n  ipv6:\n    autoconf: true\n", nil, ErrConflict,
 			"nmstate: interfaces[0].ipv6.autoconf: conflicting settings: autoconf without dhcp is not supported (NetworkManager has no SLAAC-only method)"},
-		{"enabled not bool", "interfaces:\n- name: eth0\n  type: ethernet\n  ipv4:\n    enabled: yes\n", nil, ErrInvalid,
-			`nmstate: interfaces[0].ipv4.enabled: invalid value: expected true or false, got "yes"`},
+		{"enabled not bool", "interfaces:\n- name: eth0\n  type: ethernet\n  ipv4:\n    enabled: maybe\n", nil, ErrInvalid,
+			`nmstate: interfaces[0].ipv4.enabled: invalid value: expected true or false, got "maybe"`},
+		{"mtu not a number", "interfaces:\n- name: eth0\n  type: ethernet\n  mtu: 1500.5\n", nil, ErrInvalid,
+			`nmstate: interfaces[0].mtu: invalid value: expected an integer, got "1500.5"`},
 		{"route to undefined", eth0Static + "routes:\n  config:\n  - destination: 0.0.0.0/0\n    next-hop-address: 192.0.2.1\n    next-hop-interface: eth7\n", nil, ErrUndefined,
 			`nmstate: routes.config[0].next-hop-interface: undefined interface: "eth7" is not defined in interfaces`},
 		{"route without interface", eth0Static + "routes:\n  config:\n  - destination: 0.0.0.0/0\n    next-hop-address: 192.0.2.1\n", nil, ErrMissing,
@@ -199,5 +201,23 @@ func TestAliasBomb(t *testing.T) {
 	want := "nmstate: invalid value: document expands to more than 131072 nodes (aliases)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %s", err, want)
+	}
+}
+
+// YAML 1.1 booleans and quoted numbers (as kubectl and older nmstate read
+// them) mean the same as their YAML 1.2 spelling.
+func TestLenientScalars(t *testing.T) {
+	canonical := "interfaces:\n- name: eth0\n  type: ethernet\n  mtu: 9000\n  ipv4:\n    enabled: true\n    dhcp: false\n    address:\n    - {ip: 192.0.2.1, prefix-length: 24}\n"
+	lenient := "interfaces:\n- name: eth0\n  type: ethernet\n  mtu: \"9000\"\n  ipv4:\n    enabled: yes\n    dhcp: \"off\"\n    address:\n    - {ip: 192.0.2.1, prefix-length: \"24\"}\n"
+	a, err := Convert([]byte(canonical), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Convert([]byte(lenient), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameFiles(a, b) {
+		t.Errorf("lenient spelling converts differently:\n%s\nvs\n%s", b[0].Data, a[0].Data)
 	}
 }

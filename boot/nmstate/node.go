@@ -137,24 +137,37 @@ func str(n *yaml.Node, path string) (string, error) {
 	return n.Value, nil
 }
 
+// boolean accepts YAML booleans, including YAML 1.1's yes/no/on/off
+// (which kubectl and PyYAML-era nmstate read as booleans), bare or quoted.
 func boolean(n *yaml.Node, path string) (bool, error) {
 	n = deref(n)
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
-		if b, err := strconv.ParseBool(strings.ToLower(n.Value)); err == nil {
-			return b, nil
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!bool" || n.Tag == "!!str") {
+		switch strings.ToLower(n.Value) {
+		case "true", "yes", "on", "y":
+			return true, nil
+		case "false", "no", "off", "n":
+			return false, nil
 		}
 	}
 	return false, errAt(path, ErrInvalid, fmt.Sprintf("expected true or false, got %q", n.Value))
 }
 
+// integer accepts a decimal integer, bare or quoted (nmstate takes "24"
+// for 24), within lo..hi.
 func integer(n *yaml.Node, path string, lo, hi int64) (int64, error) {
 	n = deref(n)
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+	var v int64
+	var err error
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!int":
+		err = n.Decode(&v)
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
+		v, err = strconv.ParseInt(n.Value, 10, 64)
+	default:
 		return 0, errAt(path, ErrInvalid, fmt.Sprintf("expected an integer, got %q", n.Value))
 	}
-	var v int64
-	if err := n.Decode(&v); err != nil {
-		return 0, errAt(path, ErrInvalid, fmt.Sprintf("%q is not an integer in %d-%d", n.Value, lo, hi))
+	if err != nil {
+		return 0, errAt(path, ErrInvalid, fmt.Sprintf("expected an integer, got %q", n.Value))
 	}
 	if v < lo || v > hi {
 		return 0, errAt(path, ErrInvalid, fmt.Sprintf("%d is out of range %d-%d", v, lo, hi))

@@ -339,8 +339,11 @@ func parseBondOptions(n *yaml.Node, path string) ([][2]string, error) {
 			return nil, err
 		}
 		if it.node.Tag == "!!bool" {
-			b, _ := boolean(it.node, it.path)
-			v = map[bool]string{false: "0", true: "1"}[b]
+			if b, _ := boolean(it.node, it.path); b {
+				v = "1"
+			} else {
+				v = "0"
+			}
 		}
 		if v == "" || strings.ContainsAny(v, " \t") {
 			return nil, errAt(it.path, ErrInvalid, fmt.Sprintf("%q is not a bond option value", v))

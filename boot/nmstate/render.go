@@ -158,6 +158,7 @@ func ipSection(ip *ipConfig, v6 bool, ex ipExtra) *section {
 	}
 	if len(ex.dns) > 0 {
 		s.set("dns", joinList(ex.dns))
+		s.set("dns-priority", "40") // as nmstate: static servers before DHCP ones
 	}
 	if len(ex.search) > 0 {
 		s.set("dns-search", strings.Join(ex.search, ";")+";")
