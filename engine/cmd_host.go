@@ -1,0 +1,215 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// RegisterHost stores a host that registered from an infra-env, bound to
+// the infra-env's cluster if it has one. Registering a known host again
+// (same infra-env) replaces what the agent reports (status, inventory,
+// agent version) and keeps what the user set (role, hostname, approval,
+// disk, cluster). A host of another infra-env is a conflict.
+type RegisterHost struct {
+	Stamp
+	Host Host `json:"host"`
+}
+
+// Type implements Command.
+func (*RegisterHost) Type() Type { return TypeRegisterHost }
+
+func (c *RegisterHost) apply(tx *Tx) (any, error) {
+	in := c.Host
+	if err := checkID(KindHost, in.ID); err != nil {
+		return nil, err
+	}
+	ie, ok := tx.m.infraEnvs[in.InfraEnvID]
+	if !ok {
+		return nil, notFound(KindInfraEnv, in.InfraEnvID)
+	}
+	h := in
+	if old, ok := tx.m.hosts[in.ID]; ok {
+		if old.InfraEnvID != in.InfraEnvID {
+			return nil, conflict("host %s belongs to infra-env %s", in.ID, old.InfraEnvID)
+		}
+		h = *old
+		h.Status, h.StatusInfo = in.Status, in.StatusInfo
+		h.Inventory, h.AgentVersion = in.Inventory, in.AgentVersion
+		h.Validations, h.Progress = nil, Progress{}
+	} else {
+		h.Meta = Meta{}
+		h.ClusterID = ""
+	}
+	if ie.ClusterID != "" {
+		h.ClusterID = ie.ClusterID
+	}
+	h.StatusUpdatedAt, h.CheckedInAt = tx.at, tx.at
+	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	return h, nil
+}
+
+// HostPatch lists the fields of a host to change; nil leaves a field as it
+// is. Inventory replaces the inventory when not nil.
+type HostPatch struct {
+	RequestedHostname  *string         `json:"requested_hostname,omitempty"`
+	Role               *string         `json:"role,omitempty"`
+	Approved           *bool           `json:"approved,omitempty"`
+	InstallationDiskID *string         `json:"installation_disk_id,omitempty"`
+	Inventory          json.RawMessage `json:"inventory,omitempty"`
+	CheckedInAt        *time.Time      `json:"checked_in_at,omitempty"`
+	Progress           *Progress       `json:"progress,omitempty"`
+	Validations        *[]Validation   `json:"validations,omitempty"`
+	AgentVersion       *string         `json:"discovery_agent_version,omitempty"`
+}
+
+// UpdateHost changes fields of a host. InfraEnvID, when set, must be the
+// host's infra-env (an agent may only touch hosts of its own).
+type UpdateHost struct {
+	Stamp
+	ID         string    `json:"id"`
+	InfraEnvID string    `json:"infra_env_id,omitempty"`
+	Patch      HostPatch `json:"patch"`
+}
+
+// Type implements Command.
+func (*UpdateHost) Type() Type { return TypeUpdateHost }
+
+func (c *UpdateHost) apply(tx *Tx) (any, error) {
+	old, err := hostOf(tx, c.ID, c.InfraEnvID)
+	if err != nil {
+		return nil, err
+	}
+	p, h := c.Patch, *old
+	set(&h.RequestedHostname, p.RequestedHostname)
+	set(&h.Role, p.Role)
+	set(&h.Approved, p.Approved)
+	set(&h.InstallationDiskID, p.InstallationDiskID)
+	if p.Inventory != nil {
+		h.Inventory = p.Inventory
+	}
+	set(&h.CheckedInAt, p.CheckedInAt)
+	set(&h.Progress, p.Progress)
+	set(&h.Validations, p.Validations)
+	set(&h.AgentVersion, p.AgentVersion)
+	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	return h, nil
+}
+
+// hostOf returns host id, checking that it belongs to infraEnvID when that
+// is set.
+func hostOf(tx *Tx, id, infraEnvID string) (*Host, error) {
+	h, ok := tx.m.hosts[id]
+	if !ok || infraEnvID != "" && h.InfraEnvID != infraEnvID {
+		return nil, notFound(KindHost, id)
+	}
+	return h, nil
+}
+
+// DeleteHost removes a host.
+type DeleteHost struct {
+	Stamp
+	ID         string `json:"id"`
+	InfraEnvID string `json:"infra_env_id,omitempty"`
+}
+
+// Type implements Command.
+func (*DeleteHost) Type() Type { return TypeDeleteHost }
+
+func (c *DeleteHost) apply(tx *Tx) (any, error) {
+	if _, err := hostOf(tx, c.ID, c.InfraEnvID); err != nil {
+		return nil, err
+	}
+	del(tx, tx.m.hosts, KindHost, c.ID)
+	return nil, nil
+}
+
+// BindHost binds an unbound host of an unbound infra-env to a cluster
+// (late binding). Binding it again to the same cluster changes nothing.
+type BindHost struct {
+	Stamp
+	ID        string `json:"id"`
+	ClusterID string `json:"cluster_id"`
+}
+
+// Type implements Command.
+func (*BindHost) Type() Type { return TypeBindHost }
+
+func (c *BindHost) apply(tx *Tx) (any, error) {
+	old, ok := tx.m.hosts[c.ID]
+	if !ok {
+		return nil, notFound(KindHost, c.ID)
+	}
+	if _, ok := tx.m.clusters[c.ClusterID]; !ok {
+		return nil, notFound(KindCluster, c.ClusterID)
+	}
+	if old.ClusterID == c.ClusterID {
+		return *old, nil
+	}
+	if old.ClusterID != "" {
+		return nil, conflict("host %s is bound to cluster %s", c.ID, old.ClusterID)
+	}
+	h := *old
+	h.ClusterID = c.ClusterID
+	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	return h, nil
+}
+
+// UnbindHost unbinds a host from its cluster. A host whose infra-env is
+// bound to a cluster cannot be unbound.
+type UnbindHost struct {
+	Stamp
+	ID string `json:"id"`
+}
+
+// Type implements Command.
+func (*UnbindHost) Type() Type { return TypeUnbindHost }
+
+func (c *UnbindHost) apply(tx *Tx) (any, error) {
+	old, ok := tx.m.hosts[c.ID]
+	if !ok {
+		return nil, notFound(KindHost, c.ID)
+	}
+	if ie := tx.m.infraEnvs[old.InfraEnvID]; ie != nil && ie.ClusterID != "" {
+		return nil, conflict("host %s: infra-env %s is bound to cluster %s", c.ID, ie.ID, ie.ClusterID)
+	}
+	if old.ClusterID == "" {
+		return *old, nil
+	}
+	h := *old
+	h.ClusterID = ""
+	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	return h, nil
+}
+
+// SetHostStatus sets a host's status. When From is not empty the current
+// status must be one of From (else ErrConflict).
+type SetHostStatus struct {
+	Stamp
+	ID         string   `json:"id"`
+	Status     string   `json:"status"`
+	StatusInfo string   `json:"status_info"`
+	From       []string `json:"from,omitempty"`
+}
+
+// Type implements Command.
+func (*SetHostStatus) Type() Type { return TypeSetHostStatus }
+
+func (c *SetHostStatus) apply(tx *Tx) (any, error) {
+	old, ok := tx.m.hosts[c.ID]
+	if !ok {
+		return nil, notFound(KindHost, c.ID)
+	}
+	if c.Status == "" {
+		return nil, invalid("host %s: empty status", c.ID)
+	}
+	if !statusAllowed(old.Status, c.From) {
+		return nil, conflict("host %s is %q, not one of %q", c.ID, old.Status, c.From)
+	}
+	h := *old
+	if h.Status != c.Status {
+		h.StatusUpdatedAt = tx.at
+	}
+	h.Status, h.StatusInfo = c.Status, c.StatusInfo
+	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	return h, nil
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Type is the first byte of an encoded command. The numbers are part of the
+// log format: append new ones, never renumber or reuse one.
+type Type byte
+
+// Command types.
+const (
+	TypeLeaseCommit         Type = 1
+	TypeLeaseRelease        Type = 2
+	TypeCreateInfraEnv      Type = 3
+	TypeUpdateInfraEnv      Type = 4
+	TypeDeleteInfraEnv      Type = 5
+	TypeCreateCluster       Type = 6
+	TypeUpdateCluster       Type = 7
+	TypeDeleteCluster       Type = 8
+	TypeRegisterHost        Type = 9
+	TypeUpdateHost          Type = 10
+	TypeDeleteHost          Type = 11
+	TypeBindHost            Type = 12
+	TypeUnbindHost          Type = 13
+	TypeSetHostStatus       Type = 14
+	TypePutSecret           Type = 15
+	TypeDeleteSecret        Type = 16
+	TypeAppendEvent         Type = 17
+	TypeCreateNMStateConfig Type = 18
+	TypeDeleteNMStateConfig Type = 19
+	TypePutImageSet         Type = 20
+	TypeDeleteImageSet      Type = 21
+	TypeSetClusterStatus    Type = 22
+)
+
+// bodyVersion is the version byte of every body written today. A command
+// whose body changes incompatibly gets a new version and its table entry
+// learns to decode both.
+const bodyVersion = 1
+
+// Command is a typed change to the model. Commands are plain structs with
+// JSON bodies; pointers to them implement Command.
+type Command interface {
+	Type() Type
+	// Time is the time the leader stamped on the command (zero until then).
+	Time() time.Time
+	// SetTime stamps the command; Store.Apply does it when Time is zero.
+	SetTime(time.Time)
+	// apply checks the command against tx's model and then changes it.
+	apply(tx *Tx) (any, error)
+}
+
+// Stamp carries a command's time. Every command embeds it.
+type Stamp struct {
+	At time.Time `json:"at"`
+}
+
+// Time returns the stamped time.
+func (s *Stamp) Time() time.Time { return s.At }
+
+// SetTime stamps t.
+func (s *Stamp) SetTime(t time.Time) { s.At = t }
+
+// decoder turns a versioned body into its command.
+type decoder func(version byte, body []byte) (Command, error)
+
+// commandTable is the dispatch table: one entry per command type.
+func commandTable() map[Type]decoder {
+	return map[Type]decoder{
+		TypeLeaseCommit:         v1[LeaseCommit],
+		TypeLeaseRelease:        v1[LeaseRelease],
+		TypeCreateInfraEnv:      v1[CreateInfraEnv],
+		TypeUpdateInfraEnv:      v1[UpdateInfraEnv],
+		TypeDeleteInfraEnv:      v1[DeleteInfraEnv],
+		TypeCreateCluster:       v1[CreateCluster],
+		TypeUpdateCluster:       v1[UpdateCluster],
+		TypeDeleteCluster:       v1[DeleteCluster],
+		TypeRegisterHost:        v1[RegisterHost],
+		TypeUpdateHost:          v1[UpdateHost],
+		TypeDeleteHost:          v1[DeleteHost],
+		TypeBindHost:            v1[BindHost],
+		TypeUnbindHost:          v1[UnbindHost],
+		TypeSetHostStatus:       v1[SetHostStatus],
+		TypePutSecret:           v1[PutSecret],
+		TypeDeleteSecret:        v1[DeleteSecret],
+		TypeAppendEvent:         v1[AppendEvent],
+		TypeCreateNMStateConfig: v1[CreateNMStateConfig],
+		TypeDeleteNMStateConfig: v1[DeleteNMStateConfig],
+		TypePutImageSet:         v1[PutImageSet],
+		TypeDeleteImageSet:      v1[DeleteImageSet],
+		TypeSetClusterStatus:    v1[SetClusterStatus],
+	}
+}
+
+// v1 decodes a version-1 JSON body into a *T.
+func v1[T any, P interface {
+	*T
+	Command
+}](version byte, body []byte) (Command, error) {
+	if version != bodyVersion {
+		return nil, fmt.Errorf("body version %d, want %d", version, bodyVersion)
+	}
+	c := P(new(T))
+	if err := json.Unmarshal(body, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Encode returns the log form of cmd: its type byte, the body version and
+// the JSON body.
+func Encode(cmd Command) ([]byte, error) {
+	body, err := json.Marshal(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encode command %d: %v", ErrInvalid, cmd.Type(), err)
+	}
+	return append([]byte{byte(cmd.Type()), bodyVersion}, body...), nil
+}
+
+// Codec decodes encoded commands with the dispatch table. The zero value is
+// not usable: call NewCodec.
+type Codec struct {
+	table map[Type]decoder
+}
+
+// NewCodec returns a Codec.
+func NewCodec() *Codec { return &Codec{table: commandTable()} }
+
+// Decode returns the command encoded in b.
+func (c *Codec) Decode(b []byte) (Command, error) {
+	if len(b) < 2 {
+		return nil, fmt.Errorf("engine: command of %d bytes", len(b))
+	}
+	dec, ok := c.table[Type(b[0])]
+	if !ok {
+		return nil, fmt.Errorf("engine: unknown command type %d", b[0])
+	}
+	cmd, err := dec(b[1], b[2:])
+	if err != nil {
+		return nil, fmt.Errorf("engine: decode command type %d: %w", b[0], err)
+	}
+	return cmd, nil
+}

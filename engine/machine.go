@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// Result is what applying one command produced: its value or its domain
+// error.
+type Result struct {
+	Value any
+	Err   error
+}
+
+// Machine is the model with its lock, its command codec and its change
+// feed: the state machine a Store replicates. Apply must be called from one
+// goroutine at a time, in log order.
+type Machine struct {
+	mu    sync.RWMutex
+	m     *Model
+	codec *Codec
+	feed  feed
+}
+
+// NewMachine returns a machine holding an empty model.
+func NewMachine() *Machine {
+	return &Machine{m: NewModel(), codec: NewCodec(), feed: feed{subs: map[*subscriber]struct{}{}}}
+}
+
+// Apply applies the encoded command at log index. A command that does not
+// decode is a bug (or a log written by a newer rackboot) and panics.
+func (s *Machine) Apply(index uint64, data []byte) Result {
+	cmd, err := s.codec.Decode(data)
+	if err != nil {
+		panic(fmt.Sprintf("engine: log entry %d: %v", index, err))
+	}
+	return s.ApplyCommand(index, cmd)
+}
+
+// ApplyCommand applies a decoded command at log index.
+func (s *Machine) ApplyCommand(index uint64, cmd Command) Result {
+	s.mu.Lock()
+	tx := &Tx{m: s.m, index: index, at: cmd.Time()}
+	v, err := cmd.apply(tx)
+	if err != nil && len(tx.changes) > 0 {
+		s.mu.Unlock()
+		panic(fmt.Sprintf("engine: command type %d failed after changing the model: %v", cmd.Type(), err))
+	}
+	if index > s.m.index {
+		s.m.index = index
+	}
+	s.mu.Unlock()
+	s.feed.publish(tx.changes)
+	return Result{Value: v, Err: err}
+}
+
+// Read calls fn with the model under the read lock.
+func (s *Machine) Read(fn func(m *Model)) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fn(s.m)
+}
+
+// Clone returns a copy of the model that later commands do not change,
+// for a snapshot to write out without the lock.
+func (s *Machine) Clone() *Model {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.m.Clone()
+}
+
+// Restore replaces the model with m and tells subscribers that anything
+// may have changed.
+func (s *Machine) Restore(m *Model) {
+	s.mu.Lock()
+	s.m = m
+	index := m.index
+	s.mu.Unlock()
+	s.feed.publish([]Change{{Index: index, Kind: KindAll}})
+}
+
+// Subscribe implements Store.Subscribe.
+func (s *Machine) Subscribe(ctx context.Context) <-chan Change {
+	return s.feed.subscribe(ctx)
+}

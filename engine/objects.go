@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Kind names a kind of object in the model; it is also the kind of a Change.
+type Kind string
+
+// Kinds of objects.
+const (
+	KindInfraEnv      Kind = "infra-env"
+	KindCluster       Kind = "cluster"
+	KindHost          Kind = "host"
+	KindNMStateConfig Kind = "nmstate-config"
+	KindImageSet      Kind = "image-set"
+	KindSecret        Kind = "secret"
+	KindLease         Kind = "lease"
+	KindEvent         Kind = "event"
+)
+
+// Meta is kept by the model on every named object: set when the object is
+// stored, never by the command that stores it.
+type Meta struct {
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Revision is the log index of the command that last changed the
+	// object.
+	Revision uint64 `json:"revision"`
+}
+
+func (m *Meta) meta() *Meta { return m }
+
+// Proxy is the proxy configuration handed to discovered hosts.
+type Proxy struct {
+	HTTPProxy  string `json:"http_proxy,omitempty"`
+	HTTPSProxy string `json:"https_proxy,omitempty"`
+	NoProxy    string `json:"no_proxy,omitempty"`
+}
+
+// InfraEnv is a discovery environment: the image hosts boot and the cluster
+// (if any) they join. Ids are UUID strings.
+type InfraEnv struct {
+	Meta
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	ClusterID string `json:"cluster_id,omitempty"` // empty: late binding
+	// PullSecretRef names the Secret holding the pull secret.
+	PullSecretRef    string            `json:"pull_secret_ref,omitempty"`
+	SSHAuthorizedKey string            `json:"ssh_authorized_key,omitempty"`
+	Proxy            *Proxy            `json:"proxy,omitempty"`
+	NTPSources       []string          `json:"ntp_sources,omitempty"`
+	IgnitionOverride string            `json:"ignition_config_override,omitempty"`
+	Labels           map[string]string `json:"labels,omitempty"`
+	// StaticNetworkSelector selects the NMStateConfigs whose labels match.
+	StaticNetworkSelector map[string]string `json:"static_network_selector,omitempty"`
+	CPUArchitecture       string            `json:"cpu_architecture,omitempty"`
+	ImageType             string            `json:"image_type,omitempty"`
+}
+
+// ClusterNetwork is one pod network block.
+type ClusterNetwork struct {
+	CIDR       string `json:"cidr"`
+	HostPrefix int    `json:"host_prefix"`
+}
+
+// Cluster is an OpenShift cluster being assembled from hosts.
+type Cluster struct {
+	Meta
+	ID                string           `json:"id"`
+	Name              string           `json:"name"`
+	BaseDomain        string           `json:"base_dns_domain,omitempty"`
+	OpenshiftVersion  string           `json:"openshift_version,omitempty"`
+	ImageSetRef       string           `json:"image_set_ref,omitempty"`
+	PullSecretRef     string           `json:"pull_secret_ref,omitempty"`
+	SSHPublicKey      string           `json:"ssh_public_key,omitempty"`
+	ClusterNetworks   []ClusterNetwork `json:"cluster_networks,omitempty"`
+	ServiceNetworks   []string         `json:"service_networks,omitempty"`
+	MachineNetworks   []string         `json:"machine_networks,omitempty"`
+	APIVIPs           []string         `json:"api_vips,omitempty"`
+	IngressVIPs       []string         `json:"ingress_vips,omitempty"`
+	ControlPlaneCount int              `json:"control_plane_count,omitempty"`
+	Status            string           `json:"status,omitempty"`
+	StatusInfo        string           `json:"status_info,omitempty"`
+	StatusUpdatedAt   time.Time        `json:"status_updated_at"`
+}
+
+// Validation is the latest result of one host or cluster validation.
+type Validation struct {
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	Status   string `json:"status"`
+	Message  string `json:"message"`
+}
+
+// Progress is a host's installation progress.
+type Progress struct {
+	CurrentStage           string    `json:"current_stage,omitempty"`
+	ProgressInfo           string    `json:"progress_info,omitempty"`
+	InstallationPercentage int       `json:"installation_percentage,omitempty"`
+	StageStartedAt         time.Time `json:"stage_started_at"`
+	StageUpdatedAt         time.Time `json:"stage_updated_at"`
+}
+
+// Host is a machine that registered from an infra-env. Its id is the
+// agent's host UUID, unique across infra-envs.
+type Host struct {
+	Meta
+	ID                 string          `json:"id"`
+	InfraEnvID         string          `json:"infra_env_id"`
+	ClusterID          string          `json:"cluster_id,omitempty"` // empty: not bound
+	Status             string          `json:"status,omitempty"`
+	StatusInfo         string          `json:"status_info,omitempty"`
+	StatusUpdatedAt    time.Time       `json:"status_updated_at"`
+	Inventory          json.RawMessage `json:"inventory,omitempty"`
+	RequestedHostname  string          `json:"requested_hostname,omitempty"`
+	Role               string          `json:"role,omitempty"`
+	Approved           bool            `json:"approved,omitempty"`
+	InstallationDiskID string          `json:"installation_disk_id,omitempty"`
+	CheckedInAt        time.Time       `json:"checked_in_at"`
+	Progress           Progress        `json:"progress"`
+	Validations        []Validation    `json:"validations,omitempty"`
+	AgentVersion       string          `json:"discovery_agent_version,omitempty"`
+}
+
+// MACInterface maps a MAC address to an interface name of an NMState config.
+type MACInterface struct {
+	MAC  string `json:"mac_address"`
+	Name string `json:"logical_nic_name"`
+}
+
+// NMStateConfig is a static network configuration, selected by infra-envs
+// through its labels.
+type NMStateConfig struct {
+	Meta
+	Name       string            `json:"name"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Config     string            `json:"config"` // NMState YAML
+	Interfaces []MACInterface    `json:"interfaces,omitempty"`
+}
+
+// ImageSet names an OpenShift release and the boot images of its discovery
+// image.
+type ImageSet struct {
+	Meta
+	Name            string `json:"name"`
+	Version         string `json:"version,omitempty"`
+	ReleaseImage    string `json:"release_image,omitempty"`
+	CPUArchitecture string `json:"cpu_architecture,omitempty"`
+	// Profile names the boot profile (kernel, initrd) hosts of this image
+	// set boot.
+	Profile string `json:"profile,omitempty"`
+}
+
+// Secret is named secret data (pull secrets, BMC credentials). Its String
+// and LogValue never show the data.
+type Secret struct {
+	Meta
+	Name string            `json:"name"`
+	Type string            `json:"type,omitempty"`
+	Data map[string][]byte `json:"data,omitempty"`
+}
+
+// String names the secret without its data.
+func (s Secret) String() string { return fmt.Sprintf("Secret(%s, %d keys)", s.Name, len(s.Data)) }
+
+// LogValue logs the secret without its data.
+func (s Secret) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("name", s.Name), slog.Int("keys", len(s.Data)))
+}
+
+// Event is one entry of the event log. Seq and Time are set by the model.
+type Event struct {
+	Seq        uint64            `json:"seq"`
+	Time       time.Time         `json:"time"`
+	Name       string            `json:"name,omitempty"`
+	Severity   string            `json:"severity"`
+	Message    string            `json:"message"`
+	ClusterID  string            `json:"cluster_id,omitempty"`
+	InfraEnvID string            `json:"infra_env_id,omitempty"`
+	HostID     string            `json:"host_id,omitempty"`
+	Props      map[string]string `json:"props,omitempty"`
+}
