@@ -54,7 +54,11 @@ func ParseMemInfo(b []byte) (map[string]int64, error) {
 // /sys/firmware/dmi/tables/DMI; this is what `dmidecode -t 17` reads.
 func ParseSMBIOSMemory(b []byte) (int64, error) {
 	var total int64
-	for off := 0; off+4 <= len(b); {
+	off := 0
+	for off < len(b) {
+		if off+4 > len(b) {
+			return 0, fmt.Errorf("%w: SMBIOS table truncated at %d", ErrParse, off)
+		}
 		typ, length := b[off], int(b[off+1])
 		if length < 4 || off+length > len(b) {
 			return 0, fmt.Errorf("%w: SMBIOS structure at %d has length %d", ErrParse, off, length)
