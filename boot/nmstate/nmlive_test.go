@@ -96,15 +96,6 @@ func TestNetworkManagerApplies(t *testing.T) {
 	}
 }
 
-func fileData(files []File, name string) []byte {
-	for _, f := range files {
-		if f.Name == name {
-			return f.Data
-		}
-	}
-	return nil
-}
-
 func (r *nmRun) checkAll(checks []liveCheck) (bool, string) {
 	for _, c := range checks {
 		var out []byte
@@ -130,4 +121,42 @@ func (r *nmRun) checkAll(checks []liveCheck) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// TestNetworkManagerAppliesSelectedHost is the whole upstream flow: a
+// static_network_config list for two hosts, a machine whose NICs have other
+// names than the logical ones, SelectHost, and NetworkManager configuring
+// the machine's real NICs.
+func TestNetworkManagerAppliesSelectedHost(t *testing.T) {
+	nmAvailable(t)
+	machine := map[string]string{"02:00:00:2c:23:a5": "ens3", "02:00:00:68:73:dc": "ens4"}
+	dir, files, err := SelectHost(hostsFiles(t), machine)
+	if err != nil || dir != "host0" {
+		t.Fatalf("SelectHost = %q, %v", dir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ns, err := netns.New(ctx, "nmsel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+	peer, err := netns.New(ctx, "nmselp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	addNICs(t, ctx, ns, peer, []byte("02:00:00:2c:23:a5=ens3\n02:00:00:68:73:dc=ens4\n"))
+	r := startNM(t, ctx, ns, files)
+	if err := r.log.waitLine(ctx, "manager: startup complete"); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor("the kernel state", func() (bool, string) {
+		return r.checkAll([]liveCheck{
+			{cmd: []string{"addr", "show", "ens3"}, want: []string{"inet 192.168.126.30/24"}},
+			{cmd: []string{"addr", "show", "ens4"}, want: []string{"inet 192.168.141.30/24"}},
+			{cmd: []string{"-4", "route"}, want: []string{"default via 192.168.126.1 dev ens3"}},
+			{cmd: []string{"resolv.conf"}, want: []string{"nameserver 192.168.126.1"}},
+		})
+	})
 }
