@@ -28,4 +28,17 @@
 // becomes that interface's gateway, other routes become routeN entries.
 // Ethernet profiles match their MAC (from mac-address or the MAC map) as
 // well as their name, so a profile never configures the wrong NIC.
+//
+// Entry points: Convert (one NMState document plus a MAC map),
+// ConvertNMStateConfig / ParseNMStateConfig (an NMStateConfig object or
+// spec), ConvertHosts (assisted-service's static_network_config list, one
+// "host<i>/" directory per host as upstream lays out /etc/assisted/network)
+// and SelectHost (on the booting machine: pick its directory by MAC and
+// rename logical NIC names to the machine's, as upstream's
+// pre-network-manager-config.sh does). Files must be installed with
+// FileMode (0600) or NetworkManager ignores them.
+//
+// The tests run the real NetworkManager (Debian's network-manager, in a
+// network namespace with a private mount namespace and D-Bus) over every
+// golden case and check what it loads and what the kernel ends up with.
 package nmstate

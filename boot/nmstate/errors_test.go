@@ -60,6 +60,8 @@ func TestConvertErrors(t *testing.T) {
 			`nmstate: interfaces[0].link-aggregation.port[1]: undefined interface: "eth9" is neither in interfaces nor in the MAC map`},
 		{"bond slaves missing", "interfaces:\n- name: bond0\n  type: bond\n  link-aggregation:\n    mode: active-backup\n    slaves: [eth9]\n", nil, ErrUndefined,
 			`nmstate: interfaces[0].link-aggregation.slaves[0]: undefined interface: "eth9" is neither in interfaces nor in the MAC map`},
+		{"bond option escape", "interfaces:\n- name: bond0\n  type: bond\n  link-aggregation:\n    mode: active-backup\n    options:\n      primary: 'eth0\\x'\n", nil, ErrInvalid,
+			`nmstate: interfaces[0].link-aggregation.options.primary: invalid value: "eth0\\x" is not a bond option value`},
 		{"bond mode", "interfaces:\n- name: bond0\n  type: bond\n  link-aggregation:\n    mode: lacp\n", nil, ErrInvalid,
 			`nmstate: interfaces[0].link-aggregation.mode: invalid value: "lacp" is not one of balance-rr, active-backup, balance-xor, broadcast, 802.3ad, balance-tlb, balance-alb`},
 		{"bond without mode", "interfaces:\n- name: bond0\n  type: bond\n  link-aggregation:\n    port: []\n", nil, ErrMissing,

@@ -40,6 +40,17 @@ func FuzzConvert(f *testing.F) {
 		}
 		a, err := Convert(data, nics)
 		check(a, err)
+		if err == nil {
+			host := make([]File, len(a))
+			for i, file := range a {
+				host[i] = File{Name: "host0/" + file.Name, Data: file.Data}
+			}
+			_, renamed, err := SelectHost(host, map[string]string{"02:00:00:00:00:01": "ens3", "02:00:00:00:00:02": "eth0"})
+			if err != nil {
+				t.Fatalf("SelectHost on converted files: %v", err)
+			}
+			check(renamed, nil)
+		}
 		if b, err2 := Convert(data, nics); (err == nil) != (err2 == nil) || !sameFiles(a, b) {
 			t.Fatal("conversion is not deterministic")
 		}

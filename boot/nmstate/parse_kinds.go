@@ -61,7 +61,7 @@ func parseBondOptions(n *yaml.Node, path string) ([][2]string, error) {
 				v = "0"
 			}
 		}
-		if v == "" || strings.ContainsAny(v, " \t") {
+		if v == "" || strings.ContainsAny(v, " \t\\#") {
 			return nil, errAt(it.path, ErrInvalid, fmt.Sprintf("%q is not a bond option value", v))
 		}
 		out = append(out, [2]string{it.key, v})
