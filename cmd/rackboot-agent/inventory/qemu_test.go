@@ -1,0 +1,222 @@
+package inventory_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cavaliergopher/cpio"
+
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/image"
+)
+
+// vmInit replaces the test image's /init: load the virtio modules, give
+// eth0 an address and a default route (the NIC sits on a QEMU hub with no
+// other port, so nothing leaves the VM), then run invdump and power off.
+const vmInit = `#!/bin/busybox sh
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+dmesg -n 1
+for m in %s; do insmod /lib/modules/$m.ko; done
+i=0
+while { [ ! -e /sys/class/net/eth0 ] || [ ! -e /sys/block/vdb ]; } && [ $i -lt 200 ]; do usleep 50000; i=$((i + 1)); done
+hostname rackboot-vm
+ip link set lo up
+ip link set eth0 up
+ip addr add 192.0.2.10/24 dev eth0
+ip route add default via 192.0.2.1 metric 42
+echo "nameserver 192.0.2.53" > /etc/resolv.conf
+/invdump
+sync
+poweroff -f
+`
+
+// TestCollectInQEMU boots a BIOS QEMU VM with known hardware (2 CPUs,
+// 1 GiB, two virtio disks of known sizes and serials, a virtio NIC with a
+// known MAC, SMBIOS vendor strings) and checks that the collector, run
+// inside it as a static binary, reports exactly that hardware.
+// It needs the testbed (RACKBOOT_E2E=1, qemu, the cached kernel package).
+func TestCollectInQEMU(t *testing.T) {
+	if os.Getenv("RACKBOOT_E2E") != "1" {
+		t.Skip("set RACKBOOT_E2E=1 to boot a QEMU VM")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cache, err := image.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := image.Build(ctx, cache)
+	if err != nil {
+		t.Fatalf("build test image: %v", err)
+	}
+	initrd := vmInitrd(ctx, t, art.Initrd, dir)
+	disk0, disk1 := filepath.Join(dir, "d0.img"), filepath.Join(dir, "d1.img")
+	writeDisk(t, disk0, 3<<30, true)
+	writeDisk(t, disk1, 1<<30, false)
+	console := filepath.Join(dir, "console.log")
+	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-smp", "2",
+		"-nographic", "-monitor", "none", "-parallel", "none", "-no-reboot",
+		"-serial", "file:"+console,
+		"-kernel", art.Kernel, "-initrd", initrd,
+		"-append", "console=ttyS0 BOOTIF=01-52-54-00-12-34-77 rackboot.url=http://192.0.2.1/?api_key=sekrit",
+		"-smbios", "type=1,manufacturer=Rackboot Labs,product=TestVM,serial=RB-0001",
+		"-netdev", "hubport,id=n0,hubid=0", "-device", "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:77",
+		"-drive", "if=none,id=d0,format=raw,file="+disk0, "-device", "virtio-blk-pci,drive=d0,serial=rb-disk0",
+		"-drive", "if=none,id=d1,format=raw,file="+disk1, "-device", "virtio-blk-pci,drive=d1,serial=rb-disk1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("qemu: %v\n%s\nconsole:\n%s", err, out, readTail(console))
+	}
+	inv := parseConsole(t, console)
+	checkVM(t, inv)
+}
+
+func vmInitrd(ctx context.Context, t *testing.T, base, dir string) string {
+	bin := filepath.Join(dir, "invdump")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./internal/invdump")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build invdump: %v\n%s", err, out)
+	}
+	exe, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseBytes, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.Write(baseBytes)
+	zw := gzip.NewWriter(&buf)
+	cw := cpio.NewWriter(zw)
+	script := fmt.Sprintf(vmInit, strings.Join(image.Modules(), " "))
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"init", []byte(script)}, {"invdump", exe}} {
+		if err := cw.WriteHeader(&cpio.Header{Name: f.name, Mode: cpio.TypeReg | 0o755, Size: int64(len(f.data))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cw.Write(f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "initrd")
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// writeDisk makes a sparse raw disk, with an MBR boot signature if boot.
+func writeDisk(t *testing.T, name string, size int64, boot bool) {
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	if boot {
+		if _, err := f.WriteAt([]byte{0x55, 0xAA}, 510); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readTail(name string) string {
+	b, _ := os.ReadFile(name)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+func parseConsole(t *testing.T, console string) *models.Inventory {
+	b, err := os.ReadFile(console)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(b), "\r", "")
+	_, rest, ok := strings.Cut(s, "RACKBOOT-INVENTORY-BEGIN\n")
+	body, _, ok2 := strings.Cut(rest, "\nRACKBOOT-INVENTORY-END")
+	if !ok || !ok2 {
+		t.Fatalf("no inventory on the console:\n%s", readTail(console))
+	}
+	var inv models.Inventory
+	if err := json.Unmarshal([]byte(body), &inv); err != nil {
+		t.Fatalf("inventory JSON: %v\n%s", err, body)
+	}
+	t.Logf("inventory from the VM:\n%s", body)
+	return &inv
+}
+
+func checkVM(t *testing.T, inv *models.Inventory) {
+	if inv.CPU == nil || inv.CPU.Count != 2 || inv.CPU.Architecture != "x86_64" || len(inv.CPU.Flags) == 0 {
+		t.Errorf("cpu = %+v", inv.CPU)
+	}
+	if m := inv.Memory; m == nil || m.PhysicalBytes != 1<<30 || m.PhysicalBytesMethod != models.MemoryMethodDmidecode ||
+		m.UsableBytes < 800<<20 || m.UsableBytes > 1<<30 {
+		t.Errorf("memory = %+v", inv.Memory)
+	}
+	if v := inv.SystemVendor; v == nil || v.Manufacturer != "Rackboot Labs" || v.ProductName != "TestVM" || v.SerialNumber != "RB-0001" {
+		t.Errorf("system vendor = %+v", inv.SystemVendor)
+	}
+	if b := inv.Boot; b == nil || b.CurrentBootMode != "bios" || b.PxeInterface != "01-52-54-00-12-34-77" || strings.Contains(b.CommandLine, "sekrit") {
+		t.Errorf("boot = %+v", inv.Boot)
+	}
+	if inv.Hostname != "rackboot-vm" {
+		t.Errorf("hostname = %q", inv.Hostname)
+	}
+	want := map[string]struct {
+		size   int64
+		serial string
+		boot   bool
+	}{"vda": {3 << 30, "rb-disk0", true}, "vdb": {1 << 30, "rb-disk1", false}}
+	if len(inv.Disks) != len(want) {
+		t.Errorf("%d disks, want %d", len(inv.Disks), len(want))
+	}
+	for _, d := range inv.Disks {
+		w, ok := want[d.Name]
+		if !ok || d.SizeBytes != w.size || d.Serial != w.serial || d.Bootable != w.boot || !d.InstallationEligibility.Eligible {
+			t.Errorf("disk %s = %+v", d.Name, d)
+		}
+	}
+	if len(inv.Interfaces) != 1 {
+		t.Fatalf("interfaces = %+v", inv.Interfaces)
+	}
+	nic := inv.Interfaces[0]
+	if nic.Name != "eth0" || nic.MacAddress != "52:54:00:12:34:77" || !nic.HasCarrier || nic.Type != "physical" ||
+		strings.Join(nic.IPV4Addresses, ",") != "192.0.2.10/24" || nic.Mtu != 1500 {
+		t.Errorf("nic = %+v", nic)
+	}
+	var def bool
+	for _, r := range inv.Routes {
+		def = def || (r.Destination == "0.0.0.0" && r.Gateway == "192.0.2.1" && r.Metric == 42 && r.Interface == "eth0")
+	}
+	if !def {
+		t.Errorf("no default route via 192.0.2.1 in %+v", inv.Routes)
+	}
+}
