@@ -49,6 +49,8 @@ func (c *Collector) Collect(ctx context.Context) (*models.Inventory, error) {
 		return nil, err
 	}
 	inv := &models.Inventory{
+		// No IPMI here: upstream sends these when ipmitool finds no BMC.
+		BmcAddress: "0.0.0.0", BmcV6address: "::/0",
 		Disks: []*models.Disk{}, Gpus: []*models.Gpu{},
 		Interfaces: []*models.Interface{}, Routes: []*models.Route{},
 	}

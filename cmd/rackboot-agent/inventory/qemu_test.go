@@ -28,6 +28,7 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+[ -d /sys/firmware/efi/efivars ] && mount -t efivarfs efivarfs /sys/firmware/efi/efivars
 exec </dev/console >/dev/console 2>&1
 dmesg -n 1
 for m in %s; do insmod /lib/modules/$m.ko; done
@@ -44,18 +45,17 @@ sync
 poweroff -f
 `
 
-// TestCollectInQEMU boots a BIOS QEMU VM with known hardware (2 CPUs,
-// 1 GiB, two virtio disks of known sizes and serials, a virtio NIC with a
-// known MAC, SMBIOS vendor strings) and checks that the collector, run
-// inside it as a static binary, reports exactly that hardware.
-// It needs the testbed (RACKBOOT_E2E=1, qemu, the cached kernel package).
+// TestCollectInQEMU boots QEMU VMs (SeaBIOS on i440fx, OVMF on q35) with
+// known hardware (2 CPUs, 1 GiB, two virtio disks of known sizes and
+// serials, a virtio NIC with a known MAC, SMBIOS vendor strings) and checks
+// that the collector, run inside as a static binary, reports exactly that.
+// It needs the testbed (RACKBOOT_E2E=1, qemu, OVMF, the kernel package).
 func TestCollectInQEMU(t *testing.T) {
 	if os.Getenv("RACKBOOT_E2E") != "1" {
 		t.Skip("set RACKBOOT_E2E=1 to boot a QEMU VM")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
 	cache, err := image.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -64,25 +64,48 @@ func TestCollectInQEMU(t *testing.T) {
 	if err != nil {
 		t.Fatalf("build test image: %v", err)
 	}
-	initrd := vmInitrd(ctx, t, art.Initrd, dir)
+	initrd := vmInitrd(ctx, t, art.Initrd, t.TempDir())
+	for _, mode := range []string{models.BootModeBIOS, models.BootModeUEFI} {
+		t.Run(mode, func(t *testing.T) {
+			inv := runVM(ctx, t, art.Kernel, initrd, mode)
+			checkVM(t, inv, mode)
+		})
+	}
+}
+
+func runVM(ctx context.Context, t *testing.T, kernel, initrd, mode string) *models.Inventory {
+	dir := t.TempDir()
 	disk0, disk1 := filepath.Join(dir, "d0.img"), filepath.Join(dir, "d1.img")
 	writeDisk(t, disk0, 3<<30, true)
 	writeDisk(t, disk1, 1<<30, false)
 	console := filepath.Join(dir, "console.log")
-	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-smp", "2",
+	var firmware []string
+	if mode == models.BootModeUEFI {
+		vars, err := os.ReadFile("/usr/share/OVMF/OVMF_VARS_4M.fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "vars.fd"), vars, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		firmware = []string{"-machine", "q35",
+			"-drive", "if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd",
+			"-drive", "if=pflash,format=raw,file=" + filepath.Join(dir, "vars.fd")}
+	}
+	args := append(firmware, "-accel", "tcg", "-m", "1024", "-smp", "2",
 		"-nographic", "-monitor", "none", "-parallel", "none", "-no-reboot",
 		"-serial", "file:"+console,
-		"-kernel", art.Kernel, "-initrd", initrd,
+		"-kernel", kernel, "-initrd", initrd,
 		"-append", "console=ttyS0 BOOTIF=01-52-54-00-12-34-77 rackboot.url=http://192.0.2.1/?api_key=sekrit",
 		"-smbios", "type=1,manufacturer=Rackboot Labs,product=TestVM,serial=RB-0001",
 		"-netdev", "hubport,id=n0,hubid=0", "-device", "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:77",
 		"-drive", "if=none,id=d0,format=raw,file="+disk0, "-device", "virtio-blk-pci,drive=d0,serial=rb-disk0",
 		"-drive", "if=none,id=d1,format=raw,file="+disk1, "-device", "virtio-blk-pci,drive=d1,serial=rb-disk1")
+	cmd := exec.CommandContext(ctx, "qemu-system-x86_64", args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("qemu: %v\n%s\nconsole:\n%s", err, out, readTail(console))
 	}
-	inv := parseConsole(t, console)
-	checkVM(t, inv)
+	return parseConsole(t, console)
 }
 
 func vmInitrd(ctx context.Context, t *testing.T, base, dir string) string {
@@ -173,7 +196,7 @@ func parseConsole(t *testing.T, console string) *models.Inventory {
 	return &inv
 }
 
-func checkVM(t *testing.T, inv *models.Inventory) {
+func checkVM(t *testing.T, inv *models.Inventory, mode string) {
 	if inv.CPU == nil || inv.CPU.Count != 2 || inv.CPU.Architecture != "x86_64" || len(inv.CPU.Flags) == 0 {
 		t.Errorf("cpu = %+v", inv.CPU)
 	}
@@ -184,8 +207,16 @@ func checkVM(t *testing.T, inv *models.Inventory) {
 	if v := inv.SystemVendor; v == nil || v.Manufacturer != "Rackboot Labs" || v.ProductName != "TestVM" || v.SerialNumber != "RB-0001" {
 		t.Errorf("system vendor = %+v", inv.SystemVendor)
 	}
-	if b := inv.Boot; b == nil || b.CurrentBootMode != "bios" || b.PxeInterface != "01-52-54-00-12-34-77" || strings.Contains(b.CommandLine, "sekrit") {
+	if b := inv.Boot; b == nil || b.CurrentBootMode != mode || b.PxeInterface != "01-52-54-00-12-34-77" || strings.Contains(b.CommandLine, "sekrit") {
 		t.Errorf("boot = %+v", inv.Boot)
+	}
+	// Debian's OVMF_CODE_4M is the build without secure boot: it defines no
+	// SecureBoot variable, which upstream reports as NotSupported.
+	if inv.Boot != nil && inv.Boot.SecureBootState != models.SecureBootStateNotSupported {
+		t.Errorf("secure_boot_state = %q", inv.Boot.SecureBootState)
+	}
+	if len(inv.Gpus) != 1 || inv.Gpus[0].VendorID != "1234" || inv.Gpus[0].DeviceID != "1111" {
+		t.Errorf("gpus = %+v, want QEMU's standard VGA", inv.Gpus)
 	}
 	if inv.Hostname != "rackboot-vm" {
 		t.Errorf("hostname = %q", inv.Hostname)
