@@ -65,11 +65,11 @@ func (c *Collector) Collect(ctx context.Context) (*models.Inventory, error) {
 	note("cpu", err)
 	inv.Memory, err = c.Memory()
 	note("memory", err)
-	if d, err := c.Disks(); err == nil {
+	d, err := c.Disks()
+	if d != nil {
 		inv.Disks = d
-	} else {
-		note("disks", err)
 	}
+	note("disks", err)
 	if ctx.Err() != nil {
 		return inv, ctx.Err()
 	}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,7 +18,9 @@ import (
 // Disks lists the block devices in /sys/block, leaving out loop, ram and
 // zram devices, hidden devices, and device-mapper devices other than
 // multipath and LVM (upstream's rule), and also fixed devices of size 0
-// (unattached nbd, inactive md), which upstream would list. Attributes come from sysfs, the
+// (unattached nbd, inactive md), which upstream would list. A disk whose
+// size cannot be read is left out and named in the error; the others are
+// still returned. Attributes come from sysfs, the
 // udev database when present, and /dev/disk/by-* links when present.
 func (c *Collector) Disks() ([]*models.Disk, error) {
 	fsys := c.fsys()
@@ -29,6 +32,7 @@ func (c *Collector) Disks() ([]*models.Disk, error) {
 	byPath := diskLinks(fsys, "dev/disk/by-path", pathRank)
 	mounts := readMounts(fsys)
 	out := []*models.Disk{}
+	var errs []error
 	for _, e := range ents {
 		name := e.Name()
 		if c.skipDisk(name) {
@@ -36,14 +40,15 @@ func (c *Collector) Disks() ([]*models.Disk, error) {
 		}
 		d, err := c.disk(name, byID[name], byPath[name], mounts)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if d.SizeBytes == 0 && !d.Removable { // unattached nbd, empty md, ...
 			continue
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func (c *Collector) skipDisk(name string) bool {

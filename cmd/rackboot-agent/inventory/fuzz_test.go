@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // seed adds every fixture's copy of a /proc file to the corpus.
@@ -94,6 +96,18 @@ func FuzzParseResolvConf(f *testing.F) {
 		for _, a := range ParseResolvConf(b).Nameservers {
 			if !a.IsValid() {
 				t.Fatal("invalid nameserver address")
+			}
+		}
+	})
+}
+
+func FuzzReadMounts(f *testing.F) {
+	seed(f, "proc/mounts", `/dev/sda1 /a\040b\ ext4 rw 0 0`+"\n", `/dev/x \777\\`)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m := readMounts(fstest.MapFS{"proc/mounts": {Data: b}})
+		for dev := range m {
+			if !strings.HasPrefix(dev, "/dev/") {
+				t.Fatalf("device %q", dev)
 			}
 		}
 	})

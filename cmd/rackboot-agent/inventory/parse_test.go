@@ -208,3 +208,22 @@ func TestBootSecureBootStates(t *testing.T) {
 		}
 	}
 }
+
+func TestDisksSkipUnreadableDisk(t *testing.T) {
+	fsys := fstest.MapFS{
+		"sys/block/vda/size": {Data: []byte("8\n")},
+		"sys/block/vdb/size": {Data: []byte("many\n")},
+	}
+	d, err := (&Collector{FS: fsys}).Disks()
+	if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "vdb") || len(d) != 1 || d[0].Name != "vda" {
+		t.Errorf("disks = %+v, err = %v", d, err)
+	}
+}
+
+func TestUnescapeMount(t *testing.T) {
+	for in, want := range map[string]string{`/a\040b`: "/a b", `/x\134y`: `/x\y`, `/t\`: `/t\`, `/q\9`: `/q\9`, `/r\400`: `/r\400`} {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
