@@ -44,6 +44,7 @@ func (c *Collector) net() Net {
 // Collect reads every part of the inventory. It always returns an
 // inventory (parts that could not be read are left empty, as upstream
 // does) and an error joining what failed, each wrapped with its part name.
+// Only a context that is done before or during collection stops it early.
 func (c *Collector) Collect(ctx context.Context) (*models.Inventory, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -54,48 +55,65 @@ func (c *Collector) Collect(ctx context.Context) (*models.Inventory, error) {
 		Disks: []*models.Disk{}, Gpus: []*models.Gpu{},
 		Interfaces: []*models.Interface{}, Routes: []*models.Route{},
 	}
-	var errs []error
-	note := func(part string, err error) {
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", part, err))
-		}
+	var errs partErrors
+	c.collectHardware(inv, &errs)
+	if err := ctx.Err(); err != nil {
+		return inv, err
 	}
+	c.collectNetwork(inv, &errs)
+	c.collectSystem(inv, &errs)
+	return inv, errors.Join(errs...)
+}
+
+// partErrors collects part failures, each prefixed with its part name.
+type partErrors []error
+
+func (e *partErrors) note(part string, err error) {
+	if err != nil {
+		*e = append(*e, fmt.Errorf("%s: %w", part, err))
+	}
+}
+
+func (c *Collector) collectHardware(inv *models.Inventory, errs *partErrors) {
 	var err error
 	inv.CPU, err = c.CPU()
-	note("cpu", err)
+	errs.note("cpu", err)
 	inv.Memory, err = c.Memory()
-	note("memory", err)
-	d, err := c.Disks()
+	errs.note("memory", err)
+	d, err := c.Disks() // a partial list comes with an error
 	if d != nil {
 		inv.Disks = d
 	}
-	note("disks", err)
-	if ctx.Err() != nil {
-		return inv, ctx.Err()
+	errs.note("disks", err)
+	if g, err := c.GPUs(); err == nil {
+		inv.Gpus = g
+	} else {
+		errs.note("gpus", err)
 	}
+}
+
+func (c *Collector) collectNetwork(inv *models.Inventory, errs *partErrors) {
 	if n, err := c.Interfaces(); err == nil {
 		inv.Interfaces = n
 	} else {
-		note("interfaces", err)
+		errs.note("interfaces", err)
 	}
 	if r, err := c.Routes(); err == nil {
 		inv.Routes = r
 	} else {
-		note("routes", err)
+		errs.note("routes", err)
 	}
-	if g, err := c.GPUs(); err == nil {
-		inv.Gpus = g
-	} else {
-		note("gpus", err)
-	}
+}
+
+func (c *Collector) collectSystem(inv *models.Inventory, errs *partErrors) {
+	var err error
 	inv.SystemVendor = c.SystemVendor()
 	inv.Boot = c.Boot()
 	inv.Hostname, err = c.Hostname()
-	note("hostname", err)
+	errs.note("hostname", err)
 	inv.Hostname = ReplaceForbiddenHostname(inv.Hostname, inv.Interfaces)
 	inv.TpmVersion, err = c.TPMVersion()
-	note("tpm", err)
-	return inv, errors.Join(errs...)
+	errs.note("tpm", err)
 }
 
 // Collect reads the inventory of the machine this process runs on.
