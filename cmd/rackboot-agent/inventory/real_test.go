@@ -32,7 +32,7 @@ func TestCollectThisMachine(t *testing.T) {
 		t.Error("no interfaces and no routes")
 	}
 	host, _ := os.Hostname()
-	if inv.Hostname != host {
+	if want := ReplaceForbiddenHostname(host, inv.Interfaces); inv.Hostname != want {
 		t.Errorf("hostname = %q, os.Hostname = %q", inv.Hostname, host)
 	}
 	ifs, err := net.Interfaces()
