@@ -21,6 +21,8 @@ func benchDHCP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 		MaxRate:   64000,
 		Refine:    3,
 		WorkDir:   o.workDir,
+		Retry:     !o.quick,
+		Gate:      o.gate,
 	}
 	if o.quick {
 		opts.Refine = 1

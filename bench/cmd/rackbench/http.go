@@ -109,6 +109,7 @@ func httpRackbootd(ctx context.Context, pair *topo.Pair, o options, rb rackbootd
 		return row, err
 	}
 	row.RSSBefore = before.RSSKiB
+	o.gate(ctx)
 	cpu0 := p.CPU()
 	row.Result, err = httpLoad(ctx, pair, dir, urls, 0, rounds)
 	row.CPU = p.CPU() - cpu0
@@ -140,6 +141,7 @@ func httpNginx(ctx context.Context, pair *topo.Pair, o options, size int64, roun
 	if _, err := httpWarmup(ctx, pair, p, dir, url); err != nil {
 		return row, err
 	}
+	o.gate(ctx)
 	urls := make([]string, httpClients)
 	for i := range urls {
 		urls[i] = url

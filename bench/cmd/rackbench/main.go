@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rackboot/rackboot/bench/internal/proc"
 	"github.com/rackboot/rackboot/bench/internal/report"
 	"github.com/rackboot/rackboot/bench/internal/topo"
 	"github.com/rackboot/rackboot/testbed/netns"
@@ -27,6 +28,8 @@ type options struct {
 	workDir   string
 	keep      bool
 	command   string
+	quietWait time.Duration
+	busyRuns  *int // runs that started while the machine was busy
 }
 
 func main() {
@@ -57,6 +60,8 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.workDir, "work", "", "directory for configs, logs and lease files (default: a temporary one)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory")
 	fs.StringVar(&o.command, "command", "", "command line to print in the report (default: this one)")
+	fs.DurationVar(&o.quietWait, "quiet-wait", 20*time.Second, "before each run, wait up to this long for other work on the machine to calm down")
+	o.busyRuns = new(int)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -115,6 +120,10 @@ func runAll(ctx context.Context, args []string) error {
 		errs = append(errs, benchHTTP(ctx, pair, o, rb, a, &rep))
 	}
 	rep.Machine.LoadAvg[1] = loadAvg()
+	if *o.busyRuns > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d runs started while other processes kept the CPUs more than "+
+			"30%% busy (after waiting up to %s for them to calm down).", *o.busyRuns, o.quietWait))
+	}
 	if busy(rep.Machine.LoadAvg[0]) || busy(rep.Machine.LoadAvg[1]) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("The machine was busy with other work during this run "+
 			"(load average %s at the start, %s at the end, on %d CPUs): wall-clock rates and "+
@@ -187,4 +196,15 @@ func (o options) rounds() int {
 		return 1
 	}
 	return 3
+}
+
+// gate waits for the machine to be quiet before a run and counts the runs
+// that had to start anyway.
+func (o options) gate(ctx context.Context) bool {
+	busy, ok := proc.WaitQuiet(ctx, 0.3, o.quietWait)
+	if !ok {
+		*o.busyRuns++
+		slog.Warn("machine busy with other work", "cpu_busy", fmt.Sprintf("%.0f%%", busy*100))
+	}
+	return ok
 }

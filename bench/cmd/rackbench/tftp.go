@@ -73,6 +73,7 @@ func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start
 	if err != nil {
 		return tftpbench.Result{}, 0, err
 	}
+	o.gate(ctx)
 	p, err := start(ctx, dir)
 	if err != nil {
 		return tftpbench.Result{}, 0, err

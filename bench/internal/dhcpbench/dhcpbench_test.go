@@ -76,7 +76,9 @@ func TestSearchDoublesThenBisects(t *testing.T) {
 	var asked []int
 	for rate := s.next(o); rate != 0; rate = s.next(o) {
 		asked = append(asked, rate)
-		s.record(Step{Rate: rate, Exchanges: float64(rate), OK: rate <= limit})
+		st := Step{Rate: rate, Exchanges: float64(rate), OK: rate <= limit}
+		s.res.Steps = append(s.res.Steps, st)
+		s.record(st)
 	}
 	want := []int{1000, 2000, 4000, 8000, 6000, 5000, 5500}
 	if len(asked) != len(want) {
@@ -98,7 +100,9 @@ func TestSearchStopsAtMaxRate(t *testing.T) {
 	n := 0
 	for rate := s.next(o); rate != 0; rate = s.next(o) {
 		n++
-		s.record(Step{Rate: rate, Exchanges: float64(rate), OK: true})
+		st := Step{Rate: rate, Exchanges: float64(rate), OK: true}
+		s.res.Steps = append(s.res.Steps, st)
+		s.record(st)
 	}
 	if n != 3 || s.res.Best.Rate != 4000 {
 		t.Errorf("%d steps, best %d; want 3 steps, best 4000", n, s.res.Best.Rate)

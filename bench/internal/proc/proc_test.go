@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"context"
 	"os"
 	"testing"
 	"time"
@@ -25,4 +26,14 @@ func TestCPUGrowsWithWork(t *testing.T) {
 		}
 	}
 	t.Errorf("CPU time stayed near %v during 30 s of busy loop", before)
+}
+
+func TestBusyIsAFraction(t *testing.T) {
+	b, err := Busy(context.Background(), 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b < 0 || b > 1 {
+		t.Errorf("Busy = %v, want a fraction", b)
+	}
 }

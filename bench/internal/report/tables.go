@@ -16,6 +16,10 @@ func writeDHCP(b *strings.Builder, r Report) {
 	fmt.Fprintf(b, "pool %s, leases written to disk by every server. The rate starts at %d/s and doubles\n",
 		"10.98.1.0–10.98.255.254", o.StartRate)
 	b.WriteString("until a run loses ≥ 1% of exchanges (or completes < 90% of the asked rate), then bisects;\n")
+	if o.Retry {
+		b.WriteString("a failed step is run a second time before it counts as failed. ")
+	}
+	b.WriteString("Servers take turns step by step;\n")
 	b.WriteString("each step starts the server afresh with an empty lease file. DORA/s = ACKs received ÷ run\n")
 	b.WriteString("length. Latencies are percentiles over every answered packet of the best step (perfdhcp's\n")
 	b.WriteString("own timestamps, `-x t`): DO = DISCOVER→OFFER, RA = REQUEST→ACK, in ms. CPU/DORA is the\n")
@@ -44,11 +48,11 @@ func writeDHCP(b *strings.Builder, r Report) {
 			best.DropPct, pct(best.DO), pct(best.RA), us(best.CPUPerExchange()), ratio(best.Exchanges, kea))
 	}
 	b.WriteString("\nEvery step of each search, in order:\n\n")
-	b.WriteString("| server | asked/s | DORA/s | drops | RA p99 ms | CPU/DORA | sustained |\n|---|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| server | asked/s | DORA/s | drops | RA p99 ms | CPU/DORA | sustained | machine busy |\n|---|---:|---:|---:|---:|---:|---|---|\n")
 	for _, row := range r.DHCP {
 		for _, s := range row.Result.Steps {
-			fmt.Fprintf(b, "| %s | %d | %.0f | %.2f%% | %s | %s | %v |\n", row.Result.Name, s.Rate, s.Exchanges,
-				s.DropPct, ms(s.RA.P99), us(s.CPUPerExchange()), yes(s.OK))
+			fmt.Fprintf(b, "| %s | %d | %.0f | %.2f%% | %s | %s | %v | %s |\n", row.Result.Name, s.Rate, s.Exchanges,
+				s.DropPct, ms(s.RA.P99), us(s.CPUPerExchange()), yes(s.OK), busyMark(s.Busy))
 		}
 	}
 }
@@ -79,6 +83,13 @@ func cell(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+func busyMark(busy bool) string {
+	if busy {
+		return "busy"
+	}
+	return ""
 }
 
 func yes(ok bool) string {
