@@ -46,3 +46,9 @@ package: build
 
 clean:
 	rm -rf $(BIN) dist
+
+# The main job, on one machine: rackbootd in a private namespace network-boots
+# a QEMU VM (FIRMWARE=bios|uefi), whose console shows its lease and config.ign.
+FIRMWARE ?= bios
+demo: deps build
+	$(GO) run ./testbed/cmd/demo -firmware $(FIRMWARE)

@@ -13,6 +13,8 @@ packages=(
 	isc-dhcp-client curl tftp-hpa atftp strace
 	# peers for the proxy-mode test and the benchmarks
 	dnsmasq-base tftpd-hpa nginx-light kea-dhcp4-server kea-admin
+	# NetworkManager loads the static-network keyfiles boot/nmstate writes
+	network-manager
 	# disk images without mounting (installation issue)
 	mtools dosfstools gdisk fdisk systemd-boot-efi
 )
