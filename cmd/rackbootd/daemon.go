@@ -11,9 +11,10 @@ import (
 	"sync/atomic"
 
 	"github.com/rackboot/rackboot/boot"
+	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
 	"github.com/rackboot/rackboot/dhcp"
-	"github.com/rackboot/rackboot/dhcp/leasefile"
+	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/tftp"
 )
 
@@ -28,9 +29,10 @@ type daemon struct {
 	notify notifier
 	holder *boot.Holder
 
+	store *cluster.Store // the replicated state, raft under data_dir
+
 	dhcp      *dhcp.Server // nil when dhcp.mode is off
 	dhcpConns []net.PacketConn
-	leases    *leasefile.File // nil unless dhcp.mode is full
 
 	tftp     *tftp.Server // nil when tftp.enabled is false
 	tftpConn net.PacketConn
@@ -52,6 +54,9 @@ func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.Le
 			d.close()
 		}
 	}()
+	if err := d.openStore(ctx); err != nil {
+		return nil, err
+	}
 	if err := d.newDHCP(ctx); err != nil {
 		return nil, err
 	}
@@ -72,11 +77,7 @@ func (d *daemon) newDHCP(ctx context.Context) error {
 	log := d.log.With("service", "dhcp")
 	var leases dhcp.Leases
 	if c.Mode == config.ModeFull {
-		lf, err := leasefile.Open(d.cfg.Server.DataDir, log)
-		if err != nil {
-			return fmt.Errorf("dhcp leases: %w", err)
-		}
-		d.leases, leases = lf, lf
+		leases = engine.NewLeases(d.store)
 	}
 	srv, err := dhcp.New(dhcpConfig(d.cfg), leases, d.holder, log)
 	if err != nil {
@@ -175,7 +176,7 @@ func ignore(err, expected error) error {
 }
 
 // stop lets HTTP requests and TFTP transfers in flight finish (until ctx is
-// done), stops DHCP through cancel, and closes the lease log.
+// done), stops DHCP through cancel, and closes the store.
 func (d *daemon) stop(ctx context.Context, cancel context.CancelFunc) error {
 	var errs []error
 	if err := d.http.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
@@ -206,9 +207,9 @@ func (d *daemon) close() error {
 	if d.httpLn != nil {
 		d.httpLn.Close()
 	}
-	if d.leases != nil {
-		if err := d.leases.Close(); err != nil {
-			return fmt.Errorf("dhcp leases: %w", err)
+	if d.store != nil {
+		if err := d.store.Close(); err != nil {
+			return fmt.Errorf("state store: %w", err)
 		}
 	}
 	return nil

@@ -32,6 +32,14 @@ func (d *daemon) metrics() []metric {
 		{"rackboot_config_reload_failures_total", "Configuration reloads refused (the running configuration stayed).", "counter", d.reloadsFail.Load()},
 		{"rackboot_config_last_reload_failed", "1 when the last reload was refused.", "gauge", failed},
 	}
+	if d.store != nil {
+		s := d.store.Stats()
+		ms = append(ms,
+			metric{"rackboot_raft_last_index", "Index of the last entry of the raft log.", "gauge", s.LastIndex},
+			metric{"rackboot_raft_applied_index", "Index of the last raft entry applied to the state.", "gauge", s.AppliedIndex},
+			metric{"rackboot_raft_commands_applied_total", "Commands applied to the state since start (a batch of leases is one).", "counter", s.Commands},
+		)
+	}
 	if d.dhcp != nil {
 		s := d.dhcp.Stats()
 		ms = append(ms,

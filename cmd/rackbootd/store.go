@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rackboot/rackboot/cluster"
+)
+
+// storeOpenTimeout bounds opening the state store: replaying its log and
+// electing this node (a one-voter cluster) takes well under a second.
+const storeOpenTimeout = 60 * time.Second
+
+// openStore opens the replicated state under data_dir, and imports the
+// leases of a lease log left by an older rackbootd.
+func (d *daemon) openStore(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
+	defer cancel()
+	st, err := cluster.Open(ctx, cluster.Config{
+		DataDir: d.cfg.Server.DataDir,
+		Log:     d.log.With("service", "state"),
+	})
+	if err != nil {
+		return fmt.Errorf("state store: %w", err)
+	}
+	d.store = st
+	return importLeaseLog(ctx, d.cfg.Server.DataDir, st, d.log)
+}
