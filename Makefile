@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd
 
-.PHONY: all build test e2e e2e-boot bench package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent bench package deps check fuzz vet demo clean
 
 all: build
 
@@ -24,10 +24,14 @@ test: vet
 
 # End-to-end boots of QEMU VMs (root, TCG). RACKBOOT_E2E=1 turns missing
 # prerequisites into failures instead of skips.
-e2e: e2e-boot
+e2e: e2e-boot e2e-agent
 
 e2e-boot: build
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v -run 'Test' ./testbed/e2e/...
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v ./testbed/e2e/...
+
+# The agent's inventory collector inside SeaBIOS and OVMF VMs.
+e2e-agent:
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run InQEMU ./cmd/rackboot-agent/inventory/
 
 # What CI runs (via .ci/run) and what README.md tells a newcomer to run.
 check: test e2e
