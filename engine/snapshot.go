@@ -38,10 +38,10 @@ type record struct {
 // kinds in a fixed order and objects sorted by id, so that equal models
 // write equal bytes (a deterministic dump).
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: bufio.NewWriterSize(w, 1<<16)}
-	enc := json.NewEncoder(cw)
-	err := enc.Encode(snapshotHeader{snapshotFormat, snapshotVersion, m.index, m.nextEvent})
-	for _, part := range []func(*json.Encoder) error{
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 1<<16)
+	err := writeLine(bw, snapshotHeader{snapshotFormat, snapshotVersion, m.index, m.nextEvent})
+	for _, part := range []func(*bufio.Writer) error{
 		writeKind(KindSecret, m.secrets), writeKind(KindImageSet, m.imageSets),
 		writeKind(KindCluster, m.clusters), writeKind(KindInfraEnv, m.infraEnvs),
 		writeKind(KindNMStateConfig, m.nmstate), writeKind(KindHost, m.hosts),
@@ -50,18 +50,18 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		if err != nil {
 			break
 		}
-		err = part(enc)
+		err = part(bw)
 	}
 	if err == nil {
-		err = cw.w.(*bufio.Writer).Flush()
+		err = bw.Flush()
 	}
 	return cw.n, err
 }
 
-func writeKind[T any](kind Kind, objs map[string]*T) func(*json.Encoder) error {
-	return func(enc *json.Encoder) error {
+func writeKind[T any](kind Kind, objs map[string]*T) func(*bufio.Writer) error {
+	return func(w *bufio.Writer) error {
 		for _, id := range slices.Sorted(maps.Keys(objs)) {
-			if err := writeRecord(enc, kind, objs[id]); err != nil {
+			if err := writeRecord(w, kind, objs[id]); err != nil {
 				return err
 			}
 		}
@@ -69,26 +69,41 @@ func writeKind[T any](kind Kind, objs map[string]*T) func(*json.Encoder) error {
 	}
 }
 
-func writeRecord(enc *json.Encoder, kind Kind, v any) error {
+// writeRecord writes {"k":kind,"v":v} and a newline, encoding v once.
+func writeRecord(w *bufio.Writer, kind Kind, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("engine: snapshot %s: %w", kind, err)
 	}
-	return enc.Encode(record{Kind: kind, Value: b})
+	w.WriteString(`{"k":"`)
+	w.WriteString(string(kind))
+	w.WriteString(`","v":`)
+	w.Write(b)
+	_, err = w.WriteString("}\n")
+	return err
 }
 
-func (m *Model) writeLeases(enc *json.Encoder) error {
+func writeLine(w *bufio.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	w.Write(b)
+	return w.WriteByte('\n')
+}
+
+func (m *Model) writeLeases(w *bufio.Writer) error {
 	for _, ip := range slices.SortedFunc(maps.Keys(m.leases), netip.Addr.Compare) {
-		if err := writeRecord(enc, KindLease, RecordOf(m.leases[ip])); err != nil {
+		if err := writeRecord(w, KindLease, RecordOf(m.leases[ip])); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (m *Model) writeEvents(enc *json.Encoder) error {
+func (m *Model) writeEvents(w *bufio.Writer) error {
 	for _, e := range m.events {
-		if err := writeRecord(enc, KindEvent, e); err != nil {
+		if err := writeRecord(w, KindEvent, e); err != nil {
 			return err
 		}
 	}
@@ -118,7 +133,7 @@ func ReadModel(r io.Reader) (*Model, error) {
 	}
 	m := NewModel()
 	m.index, m.nextEvent = h.Index, h.NextEvent
-	tx := &Tx{m: m, index: h.Index}
+	tx := &Tx{m: m, index: h.Index, quiet: true}
 	for {
 		var rec record
 		err := dec.Decode(&rec)

@@ -29,6 +29,7 @@ type Tx struct {
 	index   uint64
 	at      time.Time
 	changes []Change
+	quiet   bool // loading a snapshot: no change feed
 }
 
 // metaObject is an object that carries Meta.
@@ -58,6 +59,9 @@ func del[T any](tx *Tx, objs map[string]*T, kind Kind, id string) {
 }
 
 func (tx *Tx) changed(kind Kind, id string, deleted bool) {
+	if tx.quiet {
+		return
+	}
 	tx.changes = append(tx.changes, Change{Index: tx.index, Kind: kind, ID: id, Deleted: deleted})
 }
 
