@@ -39,8 +39,17 @@ check: test e2e
 deps:
 	./testbed/install-deps.sh
 
+# Runs every fuzz target (go test -fuzz) for FUZZTIME each. The seed corpora
+# under testdata/fuzz also run as plain tests in `make test`.
+FUZZTIME ?= 10s
 fuzz:
-	./bench/fuzz-smoke.sh
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' .); do \
+		pkg=$$(dirname $$f); \
+		for t in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | cut -d' ' -f2); do \
+			echo "fuzz $$pkg $$t"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
 
 bench: build
 	./bench/run.sh
