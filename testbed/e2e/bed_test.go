@@ -29,10 +29,18 @@ const (
 	ipxeDir    = "/usr/lib/ipxe"
 )
 
-// Time limits for one boot, from power-on to RACKBOOT-DONE. They are
-// generous: TCG on a busy 2-core machine is slow, and they only bound a
-// hung test.
-var bootLimit = map[qemu.Firmware]time.Duration{qemu.BIOS: 4 * time.Minute, qemu.UEFI: 8 * time.Minute}
+// bootLimit bounds one boot, from power-on to RACKBOOT-DONE. It is
+// generous: TCG on a busy 2-core machine is slow, and it only ends a hung
+// test.
+func bootLimit(fw qemu.Firmware) time.Duration {
+	if fw == qemu.UEFI {
+		return 8 * time.Minute
+	}
+	return 4 * time.Minute
+}
+
+// firmwareRE matches the first words the firmware prints.
+var firmwareRE = regexp.MustCompile(`SeaBIOS|BdsDxe|PXE`)
 
 var doneRE = regexp.MustCompile(regexp.QuoteMeta(image.MarkerDone))
 
@@ -197,8 +205,14 @@ func boot(t *testing.T, ctx context.Context, ns *netns.NS, fw qemu.Firmware, mac
 		}
 	})
 	start := time.Now()
-	wctx, cancel := context.WithTimeout(ctx, bootLimit[fw])
+	wctx, cancel := context.WithTimeout(ctx, bootLimit(fw))
 	defer cancel()
+	if _, err := vm.WaitFor(wctx, firmwareRE); err != nil {
+		t.Fatalf("%s VM %s: no firmware output: %v", fw, mac, err)
+	}
+	if st, err := vm.Status(wctx); err != nil || st != "running" {
+		t.Errorf("QMP query-status while booting = %q, %v; want running", st, err)
+	}
 	if _, err := vm.WaitFor(wctx, doneRE); err != nil {
 		t.Fatalf("%s VM %s did not finish booting: %v", fw, mac, err)
 	}
