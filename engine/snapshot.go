@@ -179,6 +179,9 @@ func (m *Model) load(tx *Tx, rec record) error {
 		if err := json.Unmarshal(rec.Value, e); err != nil {
 			return err
 		}
+		if n := len(m.events); e.Seq >= m.nextEvent || n > 0 && e.Seq <= m.events[n-1].Seq || n >= MaxEvents {
+			return fmt.Errorf("event %d out of order", e.Seq)
+		}
 		m.events = append(m.events, e)
 	default:
 		return fmt.Errorf("unknown kind")

@@ -147,3 +147,26 @@ func TestSlowSubscriberDropped(t *testing.T) {
 		t.Errorf("received all %d changes from a buffer that should have overflowed", n)
 	}
 }
+
+// ReadModel rejects or loads any input without panicking, and what it
+// loads writes out again as a snapshot it reads back the same.
+func FuzzReadModel(f *testing.F) {
+	st := newStore()
+	populate(&testing.T{}, st)
+	f.Add(st.Dump())
+	f.Add([]byte(`{"format":"rackboot-model","version":1}` + "\n" + `{"k":"lease","v":{"ip":"10.0.0.1","mac":"zz"}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := engine.ReadModel(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		dump := enginetest.Dump(m)
+		m2, err := engine.ReadModel(bytes.NewReader(dump))
+		if err != nil {
+			t.Fatalf("dump of a loaded model does not load: %v\n%s", err, dump)
+		}
+		if again := enginetest.Dump(m2); !bytes.Equal(dump, again) {
+			t.Fatalf("dump not stable:\n%s\n---\n%s", dump, again)
+		}
+	})
+}

@@ -1,7 +1,9 @@
 // Command rackbootd is the rackboot network boot daemon. It loads the TOML
-// configuration, wires the DHCP, TFTP and HTTP boot packages together, talks
-// to systemd (sd_notify: READY, RELOADING, STATUS, WATCHDOG) and handles
-// signals: SIGHUP reloads, SIGTERM and SIGINT stop gracefully. Nothing else.
+// configuration, opens the replicated state (a one-voter raft cluster under
+// [server] data_dir/raft, package cluster), wires the DHCP (its leases kept
+// in that state), TFTP and HTTP boot packages together, talks to systemd
+// (sd_notify: READY, RELOADING, STATUS, WATCHDOG) and handles signals:
+// SIGHUP reloads, SIGTERM and SIGINT stop gracefully. Nothing else.
 //
 //	rackbootd [--config FILE]        run every enabled service (default FILE: /etc/rackboot/rackboot.toml)
 //	rackbootd check-config FILE      validate FILE and its boot profiles; print "ok" or every error

@@ -14,7 +14,7 @@ import (
 )
 
 // TestSyscallsAllowedByUnit runs the daemon under strace through what it
-// does in production (full-mode DHCP with its lease log, TFTP, HTTP boot,
+// does in production (the raft store, full-mode DHCP, TFTP, HTTP boot,
 // metrics, a reload, a stop) and checks that every system call it made is
 // allowed by the SystemCallFilter= lines of systemd/rackbootd.service, and
 // every socket it opened by RestrictAddressFamilies=, so the hardening
