@@ -21,7 +21,9 @@ type Store interface {
 	Barrier(ctx context.Context) error
 	// Subscribe returns the changes applied from now on, in log order. The
 	// channel is closed when ctx is done, or early when the subscriber falls
-	// behind: then re-read the model and subscribe again.
+	// behind: then re-read the model and subscribe again. To list and then
+	// watch without a gap, subscribe first, then Read, and skip the changes
+	// whose Index is not above the Model.Index the Read saw.
 	Subscribe(ctx context.Context) <-chan Change
 	// Leader reports whether this node is the leader (accepts writes and
 	// runs the controllers).
