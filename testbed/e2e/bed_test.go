@@ -194,6 +194,25 @@ func serveHTTP(t *testing.T, ns *netns.NS, addr, dir string) {
 // it returns the console. On failure it logs the console's tail.
 func boot(t *testing.T, ctx context.Context, ns *netns.NS, fw qemu.Firmware, mac string) string {
 	t.Helper()
+	vm, console := bootUntil(t, ctx, ns, fw, mac, doneRE)
+	if errs := image.Errors(console); len(errs) > 0 {
+		t.Errorf("the image reported errors: %q", errs)
+	}
+	// The image powers off after RACKBOOT-DONE; a VM that does not is
+	// stopped by the cleanup of bootUntil.
+	ectx, ecancel := context.WithTimeout(ctx, 30*time.Second)
+	defer ecancel()
+	if err := vm.Wait(ectx); err != nil {
+		t.Logf("after %s: %v", image.MarkerDone, err)
+	}
+	return console
+}
+
+// bootUntil starts a VM on tap0 and waits until its console matches until;
+// it returns the VM and the console at that point. The VM is stopped when
+// the test ends; if the test failed, the console's tail is logged.
+func bootUntil(t *testing.T, ctx context.Context, ns *netns.NS, fw qemu.Firmware, mac string, until *regexp.Regexp) (*qemu.VM, string) {
+	t.Helper()
 	vm, err := qemu.Start(ctx, ns, qemu.Config{Firmware: fw, MAC: mac, Tap: tap, Dir: t.TempDir(), NoReboot: true})
 	if err != nil {
 		t.Fatal(err)
@@ -213,20 +232,9 @@ func boot(t *testing.T, ctx context.Context, ns *netns.NS, fw qemu.Firmware, mac
 	if st, err := vm.Status(wctx); err != nil || st != "running" {
 		t.Errorf("QMP query-status while booting = %q, %v; want running", st, err)
 	}
-	if _, err := vm.WaitFor(wctx, doneRE); err != nil {
-		t.Fatalf("%s VM %s did not finish booting: %v", fw, mac, err)
+	if _, err := vm.WaitFor(wctx, until); err != nil {
+		t.Fatalf("%s VM %s never printed %q: %v", fw, mac, until, err)
 	}
-	t.Logf("%s VM %s: power-on to %s in %s", fw, mac, image.MarkerDone, time.Since(start).Round(100*time.Millisecond))
-	console := vm.Console()
-	if errs := image.Errors(console); len(errs) > 0 {
-		t.Errorf("the image reported errors: %q", errs)
-	}
-	// The image powers off after RACKBOOT-DONE; a VM that does not is
-	// stopped by the cleanup above.
-	ectx, ecancel := context.WithTimeout(ctx, 30*time.Second)
-	defer ecancel()
-	if err := vm.Wait(ectx); err != nil {
-		t.Logf("after %s: %v", image.MarkerDone, err)
-	}
-	return console
+	t.Logf("%s VM %s: power-on to %q in %s", fw, mac, until, time.Since(start).Round(100*time.Millisecond))
+	return vm, vm.Console()
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,8 @@ const (
 
 // rackbootOptions vary the test config.
 type rackbootOptions struct {
-	mode string // full or proxy
+	mode string   // full or proxy
+	macs []string // the profile's MACs; none makes it the default profile
 }
 
 // writeRackbootConfig writes a rackboot.toml (and its Ignition file) into a
@@ -89,13 +91,21 @@ kernel = %q
 initrd = %q
 cmdline = "console=ttyS0"
 ignition = %q
-macs = []
-`, filepath.Join(dir, "state"), dhcp, art.Kernel, art.Initrd, ign)
+macs = [%s]
+`, filepath.Join(dir, "state"), dhcp, art.Kernel, art.Initrd, ign, quoteList(o.macs))
 	path := filepath.Join(dir, "rackboot.toml")
 	if err := os.WriteFile(path, []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+func quoteList(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // rackbootd returns the path of the built daemon, failing when it is missing.
@@ -263,6 +273,31 @@ func testProxyMode(t *testing.T, fw qemu.Firmware, mac string) {
 		t.Errorf("lease from server %q, want dnsmasq at 10.99.0.2", lease.Server)
 	}
 	assertSameIgnition(t, mustIgnition(t, console), []byte(profileIgnition))
+}
+
+// TestStrangerGetsNoBoot: with no default profile, a MAC that no profile
+// names gets an address from the range in full mode but no boot file, so
+// the firmware falls through to "No bootable device" and rackboot's kernel
+// never runs.
+func TestStrangerGetsNoBoot(t *testing.T) {
+	requireE2E(t)
+	ctx := t.Context()
+	art := testImage(t, ctx)
+	ns := newSegment(t, ctx)
+	startRackbootd(t, ctx, ns, writeRackbootConfig(t, art, rackbootOptions{mode: "full", macs: []string{reservedMAC}}))
+
+	const mac = "52:54:00:aa:00:09"
+	_, console := bootUntil(t, ctx, ns, qemu.BIOS, mac, regexp.MustCompile(`No bootable device`))
+	m := regexp.MustCompile(`net0: (10\.99\.0\.\d+)/255\.255\.255\.0`).FindStringSubmatch(console)
+	if m == nil {
+		t.Fatal("iPXE got no address from rackbootd")
+	}
+	assertInRange(t, m[1], "10.99.0.100", "10.99.0.200")
+	for _, never := range []string{"/script.ipxe", "Linux version", "RACKBOOT-INIT"} {
+		if strings.Contains(console, never) {
+			t.Errorf("a MAC with no profile got as far as %q", never)
+		}
+	}
 }
 
 func mustLease(t *testing.T, console string) image.Lease {
