@@ -13,8 +13,8 @@ type Store interface {
 	// applied later.
 	Apply(ctx context.Context, cmd Command) (any, error)
 	// Read calls fn with the model under a read lock: fn must be quick, must
-	// not keep the model or call Apply, and sees a consistent state that
-	// includes every command this node has applied.
+	// not keep the model, call Apply or call Read again, and sees a
+	// consistent state that includes every command this node has applied.
 	Read(fn func(m *Model))
 	// Barrier returns when every command committed before the call is
 	// applied here, so that a following Read is linearizable.
