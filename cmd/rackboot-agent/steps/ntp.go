@@ -1,0 +1,105 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+// DefaultMaxClockOffset is the largest clock offset from a source that is
+// still called synced.
+const DefaultMaxClockOffset = 2 * time.Second
+
+// MaxNTPSources bounds the sources one ntp-synchronizer step queries.
+const MaxNTPSources = 16
+
+// ntp runs ntp-synchronizer: args[0] is an NtpSynchronizationRequest whose
+// ntp_source lists servers separated by commas or spaces (host, host:port
+// or [v6]:port). Each is queried once over SNTP. Where upstream reads
+// chronyc's source states, this reports:
+//   - synced: the source answered and the local clock is within
+//     MaxClockOffset of it (the first such source);
+//   - combined: a further source that answered within MaxClockOffset;
+//   - error: the source answered but is unsynchronised or far off;
+//   - unreachable: no valid answer in time.
+//
+// The appliance, whose clock the agent measures from the Date headers of
+// its HTTP answers, is reported as one more source under its host name, so
+// the service sees whether the host agrees with the appliance's time even
+// with no NTP server configured.
+func (d Deps) ntp(ctx context.Context, args []string) (string, error) {
+	var req models.NtpSynchronizationRequest
+	if len(args) > 0 {
+		if err := oneJSONArg("ntp-synchronizer", args, &req); err != nil {
+			return "", err
+		}
+	}
+	sources := splitSources(req.NtpSource)
+	if len(sources) > MaxNTPSources {
+		return "", fmt.Errorf("%w: ntp-synchronizer: %d sources, at most %d", ErrArgs, len(sources), MaxNTPSources)
+	}
+	resp := models.NtpSynchronizationResponse{NtpSources: []*models.NtpSource{}}
+	synced := false
+	state := func(offset time.Duration) models.SourceState {
+		if abs(offset) > d.maxOffset() {
+			return models.SourceStateError
+		}
+		if synced {
+			return models.SourceStateCombined
+		}
+		synced = true
+		return models.SourceStateSynced
+	}
+	for _, src := range sources {
+		st := models.SourceStateUnreachable
+		if res, err := d.querySource(ctx, src); err == nil {
+			st = state(res.Offset)
+		} else if res.Stratum != 0 {
+			st = models.SourceStateError
+		}
+		resp.NtpSources = append(resp.NtpSources, &models.NtpSource{SourceName: src, SourceState: st})
+	}
+	if d.Appliance != nil {
+		if name, offset, ok := d.Appliance(); ok {
+			resp.NtpSources = append(resp.NtpSources, &models.NtpSource{SourceName: name, SourceState: state(offset)})
+		}
+	}
+	return marshal(resp)
+}
+
+func (d Deps) maxOffset() time.Duration {
+	if d.MaxClockOffset > 0 {
+		return d.MaxClockOffset
+	}
+	return DefaultMaxClockOffset
+}
+
+func (d Deps) querySource(ctx context.Context, src string) (SNTPResult, error) {
+	wait := d.NTPWait
+	if wait <= 0 {
+		wait = 3 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	addr := src
+	if _, _, err := net.SplitHostPort(src); err != nil {
+		addr = net.JoinHostPort(strings.Trim(src, "[]"), "123")
+	}
+	return SNTPQuery(ctx, addr)
+}
+
+// splitSources splits a comma- or space-separated list, dropping empties.
+func splitSources(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
