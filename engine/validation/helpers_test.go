@@ -45,7 +45,8 @@ func goodHost() HostFacts {
 			HostID:    "22222222-2222-2222-2222-222222222222",
 			MtuReport: []*models.MtuReport{{OutgoingNic: "eth0", RemoteIPAddress: "192.168.122.11", MtuSuccessful: true}},
 		}}},
-		DomainResolutions: &models.DomainResolutionResponse{},
+		DomainResolutions: &models.DomainResolutionResponse{Resolutions: []*models.DomainResolutionResponseDomain{
+			{DomainName: "validateNoWildcardDNS.demo.example.com."}, {DomainName: "validateNoWildcardDNS.demo.example.com"}}},
 		Cluster: &HostCluster{
 			Name: "demo", BaseDomain: "example.com",
 			MachineNetworks: []string{"192.168.122.0/24"},
