@@ -71,6 +71,13 @@ type Report struct {
 func Write(w io.Writer, r Report) error {
 	var b strings.Builder
 	writeHeader(&b, r.Machine)
+	writeSummary(&b, r)
+	if len(r.Notes) > 0 {
+		b.WriteString("\n## Notes from this run\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
 	if len(r.DHCP) > 0 {
 		writeDHCP(&b, r)
 	}
@@ -79,12 +86,6 @@ func Write(w io.Writer, r Report) error {
 	}
 	if len(r.HTTP) > 0 {
 		writeHTTP(&b, r)
-	}
-	if len(r.Notes) > 0 {
-		b.WriteString("\n## Notes from this run\n\n")
-		for _, n := range r.Notes {
-			fmt.Fprintf(&b, "- %s\n", n)
-		}
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {

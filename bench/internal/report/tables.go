@@ -23,7 +23,7 @@ func writeDHCP(b *strings.Builder, r Report) {
 	b.WriteString("each step starts the server afresh with an empty lease file. DORA/s = ACKs received ÷ run\n")
 	b.WriteString("length. Latencies are percentiles over every answered packet of the best step (perfdhcp's\n")
 	b.WriteString("own timestamps, `-x t`): DO = DISCOVER→OFFER, RA = REQUEST→ACK, in ms. CPU/DORA is the\n")
-	b.WriteString("server's own CPU time (user + system, from /proc) per completed exchange in that step: it does\n")
+	b.WriteString("server's own CPU time (user + system, from its cgroup) per completed exchange in that step: it does\n")
 	b.WriteString("not depend on what else the machine is doing.\n\n")
 	b.WriteString("How durable a lease is when the ACK leaves differs (checked with `strace -c`): rackbootd\n")
 	b.WriteString("appends it to its lease log and `fdatasync`s before answering (group commit: one sync covers\n")
@@ -114,7 +114,8 @@ func writeTFTP(b *strings.Builder, r Report) {
 	fmt.Fprintf(b, "blksize %d and tsize, lock-step ACKs, 1 s retransmit timeout; every transfer's size is checked).\n\n", c.BlkSize)
 	b.WriteString("Each server ran this load several times, taking turns with the other; the row is its best run,\n")
 	b.WriteString("the last column lists every run's MiB/s.\n\n")
-	b.WriteString("Server CPU is the server's own CPU time (user + system, from /proc) during the best run.\n\n")
+	b.WriteString("Server CPU is the server's own CPU time (user + system, from its cgroup, forked children\n")
+	b.WriteString("included) during the best run.\n\n")
 	b.WriteString("| server | transfers | errors | seconds | MiB/s | transfers/s | server CPU | vs tftpd-hpa | runs (MiB/s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	peer := 0.0
 	for _, row := range r.TFTP {
