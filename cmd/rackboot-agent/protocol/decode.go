@@ -67,7 +67,7 @@ func checkSteps(s *models.Steps) error {
 			return fmt.Errorf("%w: instructions: step %d id longer than %d bytes", ErrDecode, i, MaxStepIDLength)
 		}
 		if len(st.Args) > MaxArgsPerStep {
-			return fmt.Errorf("%w: instructions: step %s has %d args, at most %d", ErrDecode, st.StepID, len(st.Args), MaxArgsPerStep)
+			return fmt.Errorf("%w: instructions: step %q has %d args, at most %d", ErrDecode, st.StepID, len(st.Args), MaxArgsPerStep)
 		}
 	}
 	return nil

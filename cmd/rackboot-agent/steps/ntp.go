@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -58,7 +59,7 @@ func (d Deps) ntp(ctx context.Context, args []string) (string, error) {
 		st := models.SourceStateUnreachable
 		if res, err := d.querySource(ctx, src); err == nil {
 			st = state(res.Offset)
-		} else if res.Stratum != 0 {
+		} else if errors.Is(err, ErrUnsynchronised) {
 			st = models.SourceStateError
 		}
 		resp.NtpSources = append(resp.NtpSources, &models.NtpSource{SourceName: src, SourceState: st})

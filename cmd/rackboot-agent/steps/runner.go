@@ -20,6 +20,8 @@ var (
 	ErrUnsupported = errors.New("steps: step type not supported")
 	// ErrTimeout: the step did not finish within its timeout.
 	ErrTimeout = errors.New("steps: timed out")
+	// ErrUnsynchronised: an NTP server answered that it has no good time.
+	ErrUnsynchronised = errors.New("steps: ntp server unsynchronised")
 	// ErrParse: malformed kernel table or network answer.
 	ErrParse = errors.New("steps: malformed input")
 )

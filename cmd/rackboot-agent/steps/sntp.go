@@ -54,7 +54,7 @@ func SNTPQuery(ctx context.Context, addr string) (SNTPResult, error) {
 			continue // not an answer to this request; keep waiting
 		}
 		if p.Stratum == 0 || p.Stratum > 15 || p.Leap == 3 || p.Transmit == 0 {
-			return SNTPResult{Stratum: p.Stratum}, fmt.Errorf("%w: sntp %s: server unsynchronised (stratum %d, leap %d)", ErrParse, addr, p.Stratum, p.Leap)
+			return SNTPResult{Stratum: p.Stratum}, fmt.Errorf("%w: sntp %s: stratum %d, leap %d", ErrUnsynchronised, addr, p.Stratum, p.Leap)
 		}
 		t2, t3 := ntpTime(p.Receive), ntpTime(p.Transmit)
 		offset := (t2.Sub(t1) + t3.Sub(t4)) / 2
