@@ -47,7 +47,10 @@ func TestClusterValidations(t *testing.T) {
 		{"sno undefined", func(c *ClusterFacts) { sno(c); c.MachineNetworks = nil }, ClusterMachineCIDRDefined, StatusFailure,
 			"The Machine Network CIDR is undefined; Setting Machine Network CIDR is required for single node cluster"},
 		{"equal", nil, ClusterMachineCIDREqualsCalc, StatusSuccess, "The Cluster Machine CIDR is equivalent to the calculated CIDR."},
-		{"different", func(c *ClusterFacts) { c.MachineNetworks = []string{"192.168.0.0/16"}; c.APIVips = []string{"192.168.122.100"} },
+		{"different", func(c *ClusterFacts) {
+			c.MachineNetworks = []string{"192.168.0.0/16"}
+			c.APIVips = []string{"192.168.122.100"}
+		},
 			ClusterMachineCIDREqualsCalc, StatusFailure,
 			"1 error occurred:\n\t* The Cluster Machine CIDR 192.168.0.0/16 is different than the calculated CIDR 192.168.122.0/24.\n\n"},
 		{"no host holds vip", func(c *ClusterFacts) { c.APIVips = []string{"10.1.1.1"} }, ClusterMachineCIDREqualsCalc, StatusFailure,
@@ -68,7 +71,9 @@ func TestClusterValidations(t *testing.T) {
 		{"ovn", nil, ClusterNetworkTypeValid, StatusSuccess, "The cluster has a valid network type"},
 		{"bogus", func(c *ClusterFacts) { c.NetworkType = "Flannel" }, ClusterNetworkTypeValid, StatusFailure,
 			"The network type is not valid; the valid network types are OpenShiftSDN, OVNKubernetes, Cilium, Calico, CiscoACI, or None"},
-		{"sdn ipv6", func(c *ClusterFacts) { c.NetworkType, c.ServiceNetworks = NetworkTypeOpenShiftSDN, []string{"fd02::/112"} },
+		{"sdn ipv6", func(c *ClusterFacts) {
+			c.NetworkType, c.ServiceNetworks = NetworkTypeOpenShiftSDN, []string{"fd02::/112"}
+		},
 			ClusterNetworkTypeValid, StatusFailure, "The cluster is configured with IPv6 which is not supported by OpenShiftSDN; use OVNKubernetes instead"},
 		{"ready", nil, ClusterAllHostsReady, StatusSuccess, "All hosts in the cluster are ready to install."},
 		{"one insufficient", func(c *ClusterFacts) { c.Hosts[1].Status = models.HostStatusInsufficient }, ClusterAllHostsReady, StatusFailure,
@@ -80,7 +85,10 @@ func TestClusterValidations(t *testing.T) {
 			"The cluster has the exact amount of dedicated control plane nodes."},
 		{"auto-assign too small", func(c *ClusterFacts) { c.Hosts[2].Role = ""; c.Hosts[2].Inventory.CPU.Count = 2 }, ClusterSufficientMastersCount,
 			StatusFailure, "The cluster must have exactly 3 dedicated control plane nodes. Add or remove hosts, or change their roles configurations to meet the requirement."},
-		{"sno with worker", func(c *ClusterFacts) { sno(c); c.Hosts = append(c.Hosts, ClusterHost{ID: "w", Role: models.HostRoleWorker}) },
+		{"sno with worker", func(c *ClusterFacts) {
+			sno(c)
+			c.Hosts = append(c.Hosts, ClusterHost{ID: "w", Role: models.HostRoleWorker})
+		},
 			ClusterSufficientMastersCount, StatusFailure, "Single-node clusters must have a single control plane node and no workers."},
 		{"set", nil, ClusterDNSDomainDefined, StatusSuccess, "The base domain is defined."},
 		{"unset", func(c *ClusterFacts) { c.BaseDomain = "" }, ClusterDNSDomainDefined, StatusFailure, "The base domain is undefined and must be provided."},

@@ -120,7 +120,7 @@ func checkMinDisks(h HostFacts, t Thresholds) Result {
 	case len(h.Inventory.Disks) == 0:
 		return result(HostHasMinValidDisks, StatusError, "Failed to detected disks")
 	}
-	if _, ok := h.InstallationDisks(t); ok {
+	if _, eligible := h.InstallationDisks(t); len(eligible) > 0 {
 		return result(HostHasMinValidDisks, StatusSuccess, "Sufficient disk capacity")
 	}
 	return result(HostHasMinValidDisks, StatusFailure,
@@ -128,10 +128,10 @@ func checkMinDisks(h HostFacts, t Thresholds) Result {
 }
 
 // InstallationDisks returns the host's disks with installation_eligibility
-// filled in for its role's minimum disk size, and whether one is eligible.
-func (h HostFacts) InstallationDisks(t Thresholds) ([]*models.Disk, bool) {
-	all, eligible := EligibleDisks(h.Inventory, h.roleRequirements(t).DiskGB)
-	return all, len(eligible) > 0
+// filled in for its role's minimum disk size, and the eligible ones in
+// order of preference: eligible[0] is the default installation disk.
+func (h HostFacts) InstallationDisks(t Thresholds) (all, eligible []*models.Disk) {
+	return EligibleDisks(h.Inventory, h.roleRequirements(t).DiskGB)
 }
 
 func checkCPUForRole(h HostFacts, t Thresholds) Result {
