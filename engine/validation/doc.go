@@ -16,6 +16,9 @@
 // variants for late binding; cluster insufficient, ready, pending-for-input)
 // from the previous state and the results, with upstream's status_info texts.
 //
+// AgentConditions gives the CR view of a host (Connected, RequirementsMet,
+// Validated, Bound) with upstream's reasons and messages.
+//
 // Hardware minimums come from Thresholds. DefaultThresholds holds upstream's
 // numbers; an image set may override them (the testbed's small VMs pass only
 // through such an explicit profile). Disk eligibility for installation

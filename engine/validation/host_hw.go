@@ -175,6 +175,9 @@ func checkHostnameUnique(h HostFacts, _ Thresholds) Result {
 // HostnamePattern is the pattern a host name must match (upstream's).
 const HostnamePattern = "^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$"
 
+// hostnameRE is HostnamePattern compiled (read-only).
+var hostnameRE = regexp.MustCompile(HostnamePattern)
+
 // forbiddenHostnames are names every machine has, so never unique.
 func forbiddenHostnames() []string {
 	return []string{"localhost", "localhost.localdomain", "localhost4", "localhost4.localdomain4",
@@ -185,7 +188,7 @@ func forbiddenHostnames() []string {
 // hostname validation: at most 63 characters, HostnamePattern, and none
 // of the localhost names.
 func HostnameValid(name string) bool {
-	return len(name) <= 63 && regexp.MustCompile(HostnamePattern).MatchString(name) &&
+	return len(name) <= 63 && hostnameRE.MatchString(name) &&
 		!slices.Contains(forbiddenHostnames(), name)
 }
 

@@ -71,10 +71,8 @@ func boundStatus(prev string, rs Results) (string, string) {
 		return models.HostStatusDisconnected, StatusInfoMediaDisconnected
 	case !rs.Passed(HostConnected):
 		return models.HostStatusDisconnected, StatusInfoDisconnected
-	case !rs.Passed(HostHasInventory):
+	case !rs.Passed(HostHasInventory, HostInventoryNotFullyTruncated):
 		return models.HostStatusDiscovering, StatusInfoDiscovering
-	case !rs.Passed(HostInventoryNotFullyTruncated):
-		return models.HostStatusInsufficient, StatusInfoNotReadyForInstall
 	case !rs.Passed(minHardwareIDs()...):
 		return models.HostStatusInsufficient, StatusInfoInsufficientHardware
 	case !rs.Passed(HostMachineCIDRDefined):

@@ -17,6 +17,9 @@ func TestHostStatus(t *testing.T) {
 	}{
 		{"known", nil, models.HostStatusDiscovering, models.HostStatusKnown, StatusInfoKnown},
 		{"no inventory", func(h *HostFacts) { h.Inventory = nil }, "", models.HostStatusDiscovering, StatusInfoDiscovering},
+		{"fully truncated inventory", func(h *HostFacts) { h.Inventory.Truncation = &models.InventoryTruncation{Type: "full"} },
+			models.HostStatusDisconnected, models.HostStatusDiscovering, StatusInfoDiscovering},
+		{"media lost", func(h *HostFacts) { h.MediaDisconnected = true }, models.HostStatusKnown, models.HostStatusDisconnected, StatusInfoMediaDisconnected},
 		{"silent", func(h *HostFacts) { h.CheckedInAt = testNow.Add(-10 * time.Minute) }, models.HostStatusKnown,
 			models.HostStatusDisconnected, StatusInfoDisconnected},
 		{"too few cores", func(h *HostFacts) { h.Inventory.CPU.Count = 1 }, models.HostStatusDiscovering, models.HostStatusInsufficient,
