@@ -3,7 +3,7 @@
 // agent API), reports its inventory and runs the steps it is given.
 //
 // Configuration, later sources winning: the JSON file named by --config
-// (default /etc/rackboot/agent.json when it exists), the environment
+// (default /etc/rackboot/agent.conf when it exists), the environment
 // (RACKBOOT_URL, RACKBOOT_INFRA_ENV_ID, RACKBOOT_TOKEN, or upstream's
 // PULL_SECRET_TOKEN), then flags. Prefer the file or the environment for
 // the token: flags are visible in /proc. The token is never logged.
@@ -34,7 +34,7 @@ import (
 var version = "rackboot-agent-dev"
 
 // DefaultConfigPath is read when --config is not given and it exists.
-const DefaultConfigPath = "/etc/rackboot/agent.json"
+const DefaultConfigPath = "/etc/rackboot/agent.conf"
 
 const (
 	exitFailure = 1
@@ -61,7 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("rackboot-agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.configPath, "config", "", "JSON config file {url, infra_env_id, token} (default "+DefaultConfigPath+" if it exists)")
+	fs.StringVar(&o.configPath, "config", "", "JSON config file {service_url, infra_env_id, token} (default "+DefaultConfigPath+" if it exists)")
 	fs.StringVar(&o.cfg.URL, "url", "", "service base URL, e.g. http://10.0.0.1:8090 (env RACKBOOT_URL)")
 	fs.StringVar(&o.cfg.InfraEnvID, "infra-env-id", "", "infra-env to register in (env RACKBOOT_INFRA_ENV_ID)")
 	fs.StringVar(&o.cfg.Token, "token", "", "infra-env agent token, sent as X-Secret-Key (env RACKBOOT_TOKEN; prefer the env or config file)")

@@ -53,7 +53,7 @@ func TestBinaryRegistersAndSendsInventory(t *testing.T) {
 		{StepID: "inventory-1a2b3c4d", StepType: models.StepTypeInventory, Args: []string{hostID}},
 		{StepID: "domain-resolution-1a2b3c4d", StepType: models.StepTypeDomainResolution, Args: []string{`{"domains":[{"domain_name":"localhost"}]}`}},
 	}, NextInstructionSeconds: 60})
-	cfg := writeConfig(t, `{"url":"`+srv.URL+`","infra_env_id":"`+infraEnv+`","token":"`+token+`"}`)
+	cfg := writeConfig(t, `{"service_url":"`+srv.URL+`","infra_env_id":"`+infraEnv+`","token":"`+token+`"}`)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var stderr bytes.Buffer
@@ -122,7 +122,7 @@ func TestBinaryStopsWhenRefused(t *testing.T) {
 }
 
 func TestConfigPrecedence(t *testing.T) {
-	cfgFile := writeConfig(t, `{"url":"http://file:1","infra_env_id":"`+infraEnv+`","token":"file-token"}`)
+	cfgFile := writeConfig(t, `{"service_url":"http://file:1","infra_env_id":"`+infraEnv+`","token":"file-token"}`)
 	env := map[string]string{"RACKBOOT_URL": "http://env:2", "PULL_SECRET_TOKEN": "env-token"}
 	o, err := parseFlags([]string{"--config", cfgFile, "--url", "http://flag:3"}, &bytes.Buffer{})
 	if err != nil {

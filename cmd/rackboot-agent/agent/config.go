@@ -21,14 +21,26 @@ var (
 // MaxConfigBytes bounds the config file.
 const MaxConfigBytes = 64 << 10
 
-// Config is the agent's configuration, as the JSON config file holds it:
-//
-//	{"url": "http://10.0.0.1:8090", "infra_env_id": "…", "token": "…"}
+// Config is the agent's configuration.
 type Config struct {
+	URL          string // service base URL
+	InfraEnvID   string
+	Token        string // the infra-env's agent token (X-Secret-Key)
+	AgentVersion string // discovery_agent_version; "" means the binary's
+}
+
+// fileConfig is the JSON config file, as boot/discovery writes it to
+// /etc/rackboot/agent.conf:
+//
+//	{"service_url": "http://10.0.0.1:8090", "infra_env_id": "…", "token": "…"}
+//
+// "url" is accepted for "service_url".
+type fileConfig struct {
+	ServiceURL   string `json:"service_url"`
 	URL          string `json:"url"`
 	InfraEnvID   string `json:"infra_env_id"`
 	Token        string `json:"token"`
-	AgentVersion string `json:"agent_version,omitempty"`
+	AgentVersion string `json:"agent_version"`
 }
 
 // LoadConfig reads a JSON config file. Unknown fields are an error, so a
@@ -54,7 +66,7 @@ func LoadConfig(path string) (Config, error) {
 func ParseConfig(b []byte, name string) (Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var c Config
+	var c fileConfig
 	if err := dec.Decode(&c); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
@@ -67,7 +79,17 @@ func ParseConfig(b []byte, name string) (Config, error) {
 		// Unknown-field errors name only the field, never a value.
 		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
 	}
-	return c, nil
+	if dec.More() {
+		return Config{}, fmt.Errorf("%w: %s: more than one JSON document", ErrConfig, name)
+	}
+	if c.ServiceURL != "" && c.URL != "" && c.ServiceURL != c.URL {
+		return Config{}, fmt.Errorf("%w: %s: \"service_url\" and \"url\" disagree", ErrConfig, name)
+	}
+	url := c.ServiceURL
+	if url == "" {
+		url = c.URL
+	}
+	return Config{URL: url, InfraEnvID: c.InfraEnvID, Token: c.Token, AgentVersion: c.AgentVersion}, nil
 }
 
 // Merge returns c with every non-empty field of o over it.
@@ -90,7 +112,7 @@ func (c Config) Merge(o Config) Config {
 // Check reports a missing service URL or infra-env id.
 func (c Config) Check() error {
 	if c.URL == "" {
-		return fmt.Errorf("%w: no service URL (--url, RACKBOOT_URL or \"url\" in the config file)", ErrConfig)
+		return fmt.Errorf("%w: no service URL (--url, RACKBOOT_URL or \"service_url\" in the config file)", ErrConfig)
 	}
 	if c.InfraEnvID == "" {
 		return fmt.Errorf("%w: no infra-env id (--infra-env-id, RACKBOOT_INFRA_ENV_ID or \"infra_env_id\" in the config file)", ErrConfig)

@@ -1,9 +1,11 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +20,7 @@ import (
 func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "agent.json")
-	doc := `{"url":"http://10.0.0.1:8090","infra_env_id":"` + infraEnv + `","token":"` + token + `"}`
+	doc := `{"service_url":"http://10.0.0.1:8090","infra_env_id":"` + infraEnv + `","token":"` + token + `"}`
 	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -131,5 +133,56 @@ func TestApplianceClock(t *testing.T) {
 	name, off, ok := c.Offset()
 	if !ok || name != "10.0.0.1:8090" || off < 9*time.Second || off > 11*time.Second {
 		t.Fatalf("%s %v %v", name, off, ok)
+	}
+}
+
+// TestReadsDiscoveryIgnitionConfig reads the agent config that
+// boot/discovery writes into the discovery Ignition (its golden file), so
+// the two sides cannot drift apart.
+func TestReadsDiscoveryIgnitionConfig(t *testing.T) {
+	b, err := os.ReadFile("../../../boot/discovery/testdata/full.ign")
+	if err != nil {
+		t.Skipf("boot/discovery golden file: %v", err)
+	}
+	var ign struct {
+		Storage struct {
+			Files []struct {
+				Path     string
+				Contents struct{ Source string }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &ign); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ign.Storage.Files {
+		if f.Path != "/etc/rackboot/agent.conf" {
+			continue
+		}
+		doc, err := url.PathUnescape(strings.TrimPrefix(f.Contents.Source, "data:,"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := agent.ParseConfig([]byte(doc), f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(c.URL, "http://") || c.InfraEnvID == "" || c.Token == "" || c.Check() != nil {
+			t.Fatalf("%v", c)
+		}
+		return
+	}
+	t.Fatal("no /etc/rackboot/agent.conf in the discovery Ignition")
+}
+
+func TestConfigURLAlias(t *testing.T) {
+	c, err := agent.ParseConfig([]byte(`{"url":"http://a:1","infra_env_id":"x"}`), "t")
+	if err != nil || c.URL != "http://a:1" {
+		t.Fatalf("%v %v", c, err)
+	}
+	for _, bad := range []string{`{"url":"http://a:1","service_url":"http://b:2"}`, `{"url":"http://a:1"} {}`} {
+		if _, err := agent.ParseConfig([]byte(bad), "t"); !errors.Is(err, agent.ErrConfig) {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }
