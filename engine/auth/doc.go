@@ -22,7 +22,7 @@
 // Path tokens (NewPathToken, VerifyPathToken) are stateless:
 // "<kid>.<expiry>.<mac>" where mac is HMAC-SHA256, truncated to 128 bits,
 // of the infra-env id and expiry under a key derived (HKDF) from ring key
-// kid. They are about 75 URL-safe characters, so an ISO URL such as
+// kid. They are 68 to 73 URL-safe characters, so an ISO URL such as
 // <base>/images/<infra-env-id>/<token>/discovery.iso stays far below the
 // 255 characters BMCs accept, without a query string. They are scoped: the
 // verifier is given the infra-env id from the URL and the mac binds it.

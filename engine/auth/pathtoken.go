@@ -20,7 +20,7 @@ const pathMACLen = 16
 // NewPathToken returns a short opaque token for a URL path that lets its
 // holder download infra-env infraEnvID's image until expires (zero:
 // until the signing key is retired): "<kid>.<expiry base36 or 0>.<mac>",
-// unpadded base64url and digits only, about 75 characters.
+// unpadded base64url and base36 only, 68 to 73 characters.
 func (k *KeyRing) NewPathToken(infraEnvID string, expires time.Time) (string, error) {
 	if infraEnvID == "" {
 		return "", fmt.Errorf("%w: path token for an empty infra-env id", ErrInvalidToken)
