@@ -63,6 +63,9 @@ type HostCluster struct {
 	// user-managed networking) to the ids of the hosts that reach each
 	// other there (see MajorityGroups); nil: not computed yet.
 	MajorityGroups map[string][]string
+	// IPCollisions maps an address to the MACs that claim it (see
+	// IPCollisions); nil: not evaluated yet.
+	IPCollisions map[string][]string
 }
 
 // EffectiveRole is the role the host is validated for: the requested one,
@@ -115,7 +118,7 @@ func hostChecks() []hostCheck {
 		checkHostnameValid, checkIgnitionDownloadable, checkMajorityGroup, checkMTU,
 		checkPlatformNetwork, checkNTPSynced, checkTimeSynced, checkDefaultRoute,
 		checkAPIDomain, checkAPIIntDomain, checkAppsDomain, checkDNSWildcard,
-		checkNonOverlappingSubnets,
+		checkNonOverlappingSubnets, checkIPCollisions,
 	}
 }
 

@@ -28,6 +28,7 @@ const (
 	HostAppsDomainResolved             ID = "apps-domain-name-resolved-correctly"
 	HostDNSWildcardNotConfigured       ID = "dns-wildcard-not-configured"
 	HostNonOverlappingSubnets          ID = "non-overlapping-subnets"
+	HostNoIPCollisions                 ID = "no-ip-collisions-in-network"
 )
 
 // Cluster validation ids (upstream's ClusterValidationID values).

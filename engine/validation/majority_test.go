@@ -84,3 +84,29 @@ func TestMajorityGroupsLargeClusterGreedy(t *testing.T) {
 		t.Errorf("full mesh of 50 = %d hosts", len(got))
 	}
 }
+
+func TestIPCollisions(t *testing.T) {
+	a := meshHost("a", "192.168.122.10", nil)
+	b := meshHost("b", "192.168.122.10", nil)
+	b.Inventory.Interfaces[0].MacAddress = "52:54:00:00:00:02"
+	c := meshHost("c", "192.168.122.12", nil)
+	col := IPCollisions([]ConnectivityHost{a, b, c})
+	if len(col) != 1 || !slices.Equal(col["192.168.122.10"], []string{"52:54:00:00:00:01", "52:54:00:00:00:02"}) {
+		t.Fatalf("collisions = %v", col)
+	}
+	h := goodHost()
+	h.Cluster.IPCollisions = col
+	r, _ := ValidateHost(h, DefaultThresholds()).Get(HostNoIPCollisions)
+	want := "Collisions detected for host ID 11111111-1111-1111-1111-111111111111, IP address: 192.168.122.10 Mac addresses: 52:54:00:00:00:01,52:54:00:00:00:02\n"
+	if r.Status != StatusFailure || r.Message != want {
+		t.Errorf("collision result = %+v", r)
+	}
+	if st, _, _ := HostStatus(models.HostStatusKnown, true, ValidateHost(h, DefaultThresholds())); st != models.HostStatusInsufficient {
+		t.Errorf("colliding host is %s", st)
+	}
+	h.Cluster.IPCollisions = map[string][]string{}
+	if r, _ = ValidateHost(h, DefaultThresholds()).Get(HostNoIPCollisions); r.Status != StatusSuccess ||
+		r.Message != "No IP collisions were detected by host 11111111-1111-1111-1111-111111111111" {
+		t.Errorf("no collision result = %+v", r)
+	}
+}

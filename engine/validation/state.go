@@ -38,7 +38,7 @@ func sufficientForInstallIDs() []ID {
 	return []ID{HostHasMemoryForRole, HostHasCPUCoresForRole, HostBelongsToMachineCIDR, HostHostnameUnique,
 		HostHostnameValid, HostIgnitionDownloadable, HostBelongsToMajorityGroup, HostHasDefaultRoute,
 		HostAPIDomainResolved, HostAPIIntDomainResolved, HostAppsDomainResolved, HostDNSWildcardNotConfigured,
-		HostValidPlatformNetworkSettings, HostNonOverlappingSubnets, HostTimeSyncedWithService}
+		HostValidPlatformNetworkSettings, HostNonOverlappingSubnets, HostTimeSyncedWithService, HostNoIPCollisions}
 }
 
 func refreshableHostStatuses() []string {
