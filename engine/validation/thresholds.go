@@ -96,15 +96,17 @@ func (t Thresholds) Validate() error {
 	return nil
 }
 
-// ForRole returns the minimums of a role: a master of a single-node
-// cluster gets SingleNode, a master Master, anything else Worker (as
+// ForRole returns the minimums of a role: a master (or the bootstrap
+// master) of a single-node cluster gets SingleNode, a master Master,
+// anything else Worker (as
 // upstream, auto-assign is held to the worker minimums until a role is
 // suggested).
 func (t Thresholds) ForRole(role models.HostRole, singleNode bool) Requirements {
+	master := role == models.HostRoleMaster || role == models.HostRoleBootstrap
 	switch {
-	case role == models.HostRoleMaster && singleNode:
+	case master && singleNode:
 		return t.SingleNode
-	case role == models.HostRoleMaster:
+	case master:
 		return t.Master
 	}
 	return t.Worker
