@@ -106,8 +106,9 @@ func (p *pinger) run(ctx context.Context, probes []*probe, rounds int, wait time
 			seq++
 			mu.Lock()
 			pr.sent++ // a send the kernel refuses (e.g. EMSGSIZE) is a lost echo
-			if p.send(pr, seq&0xffff) == nil {
-				pr.sentAt[seq&0xffff] = time.Now()
+			// Stamped before sending (the reply is matched under mu, after).
+			if at := time.Now(); p.send(pr, seq&0xffff) == nil {
+				pr.sentAt[seq&0xffff] = at
 			}
 			mu.Unlock()
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +44,11 @@ func (d Deps) ntp(ctx context.Context, args []string) (string, error) {
 	sources := splitSources(req.NtpSource)
 	if len(sources) > MaxNTPSources {
 		return "", fmt.Errorf("%w: ntp-synchronizer: %d sources, at most %d", ErrArgs, len(sources), MaxNTPSources)
+	}
+	for _, src := range sources {
+		if err := checkNTPSource(src); err != nil {
+			return "", err
+		}
 	}
 	resp := models.NtpSynchronizationResponse{NtpSources: []*models.NtpSource{}}
 	synced := false
@@ -103,4 +110,23 @@ func abs(d time.Duration) time.Duration {
 		return -d
 	}
 	return d
+}
+
+// checkNTPSource accepts an IP address or a domain name, optionally with a
+// port, as upstream's ValidateAdditionalNTPSource accepts them.
+func checkNTPSource(src string) error {
+	host := src
+	if h, port, err := net.SplitHostPort(src); err == nil {
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+			return fmt.Errorf("%w: ntp-synchronizer: bad port in %q", ErrArgs, src)
+		}
+		host = h
+	}
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return nil
+	}
+	if err := checkDomain(host); err != nil {
+		return fmt.Errorf("%w: ntp-synchronizer: %q is neither an IP address nor a domain name", ErrArgs, src)
+	}
+	return nil
 }

@@ -65,6 +65,8 @@ func TestBadArguments(t *testing.T) {
 		{StepID: "d-2", StepType: models.StepTypeDomainResolution, Args: []string{`{"domains":[{"domain_name":"` + strings.Repeat("a", 64) + `.example"}]}`}},
 		{StepID: "d-3", StepType: models.StepTypeDomainResolution, Args: []string{`not json`}},
 		{StepID: "n-1", StepType: models.StepTypeNtpSynchronizer, Args: []string{`{"ntp_source": 5}`}},
+		{StepID: "n-2", StepType: models.StepTypeNtpSynchronizer, Args: []string{`{"ntp_source": "pool.ntp.org;rm -rf"}`}},
+		{StepID: "n-3", StepType: models.StepTypeNtpSynchronizer, Args: []string{`{"ntp_source": "127.0.0.1:99999"}`}},
 	} {
 		rep := r.Run(context.Background(), st)
 		if rep.ExitCode != steps.ExitFailed || !strings.Contains(rep.Error, "bad arguments") {
