@@ -34,28 +34,9 @@ type target struct {
 // with don't-fragment set). Sockets and route look-ups happen on the
 // calling goroutine, so the check runs in the caller's network namespace.
 func (d Deps) connectivity(ctx context.Context, args []string) (string, error) {
-	var params models.ConnectivityCheckParams
-	if err := oneJSONArg("connectivity-check", args, &params); err != nil {
+	report, targets, err := parseConnectivityArgs(args)
+	if err != nil {
 		return "", err
-	}
-	report := models.ConnectivityReport{RemoteHosts: []*models.ConnectivityRemoteHost{}}
-	var targets []*target
-	for _, h := range params {
-		if h == nil {
-			return "", fmt.Errorf("%w: connectivity-check: null host", ErrArgs)
-		}
-		report.RemoteHosts = append(report.RemoteHosts, &models.ConnectivityRemoteHost{
-			HostID: h.HostID, L2Connectivity: []*models.L2Connectivity{},
-			L3Connectivity: []*models.L3Connectivity{}, MtuReport: []*models.MtuReport{},
-		})
-		ts, err := hostTargets(len(report.RemoteHosts)-1, h)
-		if err != nil {
-			return "", err
-		}
-		targets = append(targets, ts...)
-	}
-	if len(targets) > MaxConnectivityTargets {
-		return "", fmt.Errorf("%w: connectivity-check: %d addresses, at most %d", ErrArgs, len(targets), MaxConnectivityTargets)
 	}
 	if len(targets) > 0 {
 		if err := d.probe(ctx, targets); err != nil {
@@ -64,6 +45,35 @@ func (d Deps) connectivity(ctx context.Context, args []string) (string, error) {
 	}
 	d.fill(report.RemoteHosts, targets)
 	return marshal(report)
+}
+
+// parseConnectivityArgs decodes and checks the step's argument and
+// returns the empty report and the addresses to probe.
+func parseConnectivityArgs(args []string) (*models.ConnectivityReport, []*target, error) {
+	var params models.ConnectivityCheckParams
+	if err := oneJSONArg("connectivity-check", args, &params); err != nil {
+		return nil, nil, err
+	}
+	report := &models.ConnectivityReport{RemoteHosts: []*models.ConnectivityRemoteHost{}}
+	var targets []*target
+	for _, h := range params {
+		if h == nil {
+			return nil, nil, fmt.Errorf("%w: connectivity-check: null host", ErrArgs)
+		}
+		report.RemoteHosts = append(report.RemoteHosts, &models.ConnectivityRemoteHost{
+			HostID: h.HostID, L2Connectivity: []*models.L2Connectivity{},
+			L3Connectivity: []*models.L3Connectivity{}, MtuReport: []*models.MtuReport{},
+		})
+		ts, err := hostTargets(len(report.RemoteHosts)-1, h)
+		if err != nil {
+			return nil, nil, err
+		}
+		targets = append(targets, ts...)
+		if len(targets) > MaxConnectivityTargets {
+			return nil, nil, fmt.Errorf("%w: connectivity-check: more than %d addresses", ErrArgs, MaxConnectivityTargets)
+		}
+	}
+	return report, targets, nil
 }
 
 func hostTargets(idx int, h *models.ConnectivityCheckHost) ([]*target, error) {

@@ -18,23 +18,34 @@ const MaxDomains = 64
 // reported with its IPv4 and IPv6 addresses and CNAME. A name that does
 // not resolve is reported with empty lists, not as a failed step.
 func (d Deps) domains(ctx context.Context, args []string) (string, error) {
-	var req models.DomainResolutionRequest
-	if err := oneJSONArg("domain-resolution", args, &req); err != nil {
+	names, err := parseDomainArgs(args)
+	if err != nil {
 		return "", err
 	}
-	if len(req.Domains) > MaxDomains {
-		return "", fmt.Errorf("%w: domain-resolution: %d names, at most %d", ErrArgs, len(req.Domains), MaxDomains)
-	}
-	for _, dom := range req.Domains {
-		if err := checkDomain(dom.DomainName); err != nil {
-			return "", err
-		}
-	}
 	resp := models.DomainResolutionResponse{Resolutions: []*models.DomainResolutionResponseDomain{}}
-	for _, dom := range req.Domains {
-		resp.Resolutions = append(resp.Resolutions, d.resolve(ctx, dom.DomainName))
+	for _, name := range names {
+		resp.Resolutions = append(resp.Resolutions, d.resolve(ctx, name))
 	}
 	return marshal(resp)
+}
+
+// parseDomainArgs decodes and checks the step's argument.
+func parseDomainArgs(args []string) ([]string, error) {
+	var req models.DomainResolutionRequest
+	if err := oneJSONArg("domain-resolution", args, &req); err != nil {
+		return nil, err
+	}
+	if len(req.Domains) > MaxDomains {
+		return nil, fmt.Errorf("%w: domain-resolution: %d names, at most %d", ErrArgs, len(req.Domains), MaxDomains)
+	}
+	names := make([]string, 0, len(req.Domains))
+	for _, dom := range req.Domains {
+		if err := checkDomain(dom.DomainName); err != nil {
+			return nil, err
+		}
+		names = append(names, dom.DomainName)
+	}
+	return names, nil
 }
 
 func (d Deps) resolve(ctx context.Context, name string) *models.DomainResolutionResponseDomain {

@@ -35,20 +35,9 @@ const MaxNTPSources = 16
 // the service sees whether the host agrees with the appliance's time even
 // with no NTP server configured.
 func (d Deps) ntp(ctx context.Context, args []string) (string, error) {
-	var req models.NtpSynchronizationRequest
-	if len(args) > 0 {
-		if err := oneJSONArg("ntp-synchronizer", args, &req); err != nil {
-			return "", err
-		}
-	}
-	sources := splitSources(req.NtpSource)
-	if len(sources) > MaxNTPSources {
-		return "", fmt.Errorf("%w: ntp-synchronizer: %d sources, at most %d", ErrArgs, len(sources), MaxNTPSources)
-	}
-	for _, src := range sources {
-		if err := checkNTPSource(src); err != nil {
-			return "", err
-		}
+	sources, err := parseNTPArgs(args)
+	if err != nil {
+		return "", err
 	}
 	resp := models.NtpSynchronizationResponse{NtpSources: []*models.NtpSource{}}
 	synced := false
@@ -77,6 +66,27 @@ func (d Deps) ntp(ctx context.Context, args []string) (string, error) {
 		}
 	}
 	return marshal(resp)
+}
+
+// parseNTPArgs decodes and checks the step's argument (none means no
+// sources).
+func parseNTPArgs(args []string) ([]string, error) {
+	var req models.NtpSynchronizationRequest
+	if len(args) > 0 {
+		if err := oneJSONArg("ntp-synchronizer", args, &req); err != nil {
+			return nil, err
+		}
+	}
+	sources := splitSources(req.NtpSource)
+	if len(sources) > MaxNTPSources {
+		return nil, fmt.Errorf("%w: ntp-synchronizer: %d sources, at most %d", ErrArgs, len(sources), MaxNTPSources)
+	}
+	for _, src := range sources {
+		if err := checkNTPSource(src); err != nil {
+			return nil, err
+		}
+	}
+	return sources, nil
 }
 
 func (d Deps) maxOffset() time.Duration {
