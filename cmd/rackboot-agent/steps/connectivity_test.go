@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"testing"
 	"time"
@@ -146,5 +147,29 @@ func TestMTUProbeTooBig(t *testing.T) {
 	h := rep.RemoteHosts[0]
 	if !h.L3Connectivity[0].Successful || len(h.MtuReport) != 1 || h.MtuReport[0].MtuSuccessful {
 		t.Fatalf("l3 %+v mtu %+v: want reachable with a failed MTU probe", *h.L3Connectivity[0], h.MtuReport)
+	}
+}
+
+func TestConnectivityLoopbackIPv6(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("ICMP sockets need root here")
+	}
+	if ln, err := net.Listen("tcp6", "[::1]:0"); err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	} else {
+		ln.Close()
+	}
+	rep := checkConnectivity(t, models.ConnectivityCheckParams{
+		{HostID: "h6", Nics: []*models.ConnectivityCheckNic{{IPAddresses: []string{"::1/128"}}}},
+	}, func(fn func() error) error { return fn() })
+	h := rep.RemoteHosts[0]
+	if l3 := h.L3Connectivity[0]; !l3.Successful || l3.RemoteIPAddress != "::1" || l3.OutgoingNic != "lo" {
+		t.Errorf("l3 %+v", *l3)
+	}
+	if len(h.L2Connectivity) != 0 {
+		t.Errorf("l2 %+v: ARP is IPv4 only", h.L2Connectivity)
+	}
+	if len(h.MtuReport) != 1 || !h.MtuReport[0].MtuSuccessful {
+		t.Errorf("mtu %+v", h.MtuReport)
 	}
 }
