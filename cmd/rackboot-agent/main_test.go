@@ -52,7 +52,10 @@ func TestBinaryRegistersAndSendsInventory(t *testing.T) {
 	svc.Push(models.Steps{Instructions: []*models.Step{
 		{StepID: "inventory-1a2b3c4d", StepType: models.StepTypeInventory, Args: []string{hostID}},
 		{StepID: "domain-resolution-1a2b3c4d", StepType: models.StepTypeDomainResolution, Args: []string{`{"domains":[{"domain_name":"localhost"}]}`}},
+		{StepID: "ntp-synchronizer-1a2b3c4d", StepType: models.StepTypeNtpSynchronizer, Args: []string{`{"ntp_source":""}`}},
+		{StepID: "connectivity-check-1a2b3c4d", StepType: models.StepTypeConnectivityCheck, Args: []string{`[{"host_id":"peer","nics":[{"ip_addresses":["127.0.0.1/8"]}]}]`}},
 	}, NextInstructionSeconds: 60})
+	const wantReplies = 4
 	cfg := writeConfig(t, `{"service_url":"`+srv.URL+`","infra_env_id":"`+infraEnv+`","token":"`+token+`"}`)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -63,7 +66,7 @@ func TestBinaryRegistersAndSendsInventory(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for len(svc.Replies()) < 2 {
+	for len(svc.Replies()) < wantReplies {
 		select {
 		case <-svc.Changed:
 		case <-ctx.Done():
@@ -84,10 +87,22 @@ func TestBinaryRegistersAndSendsInventory(t *testing.T) {
 		!strings.Contains(string(reqs[0].Body), `"discovery_agent_version":"rackboot-agent-dev"`) {
 		t.Errorf("registration %s %s", reqs[0].Path, reqs[0].Body)
 	}
+	outputs := map[models.StepType]string{}
 	for _, r := range svc.Replies() {
-		if r.ExitCode != 0 || r.Output == "" {
+		outputs[r.StepType] = r.Output
+		rootOnly := r.StepType == models.StepTypeConnectivityCheck && os.Geteuid() != 0
+		if (r.ExitCode != 0 || r.Output == "") && !rootOnly {
 			t.Errorf("reply %+v", r)
 		}
+	}
+	// The appliance's clock, measured from its Date headers, is the only
+	// time source here, and it is this machine's.
+	appliance := strings.TrimPrefix(srv.URL, "http://")
+	if want := `{"ntp_sources":[{"source_name":"` + appliance + `","source_state":"synced"}]}`; outputs[models.StepTypeNtpSynchronizer] != want {
+		t.Errorf("ntp output %s, want %s", outputs[models.StepTypeNtpSynchronizer], want)
+	}
+	if os.Geteuid() == 0 && !strings.Contains(outputs[models.StepTypeConnectivityCheck], `"outgoing_nic":"lo","remote_ip_address":"127.0.0.1","successful":true`) {
+		t.Errorf("connectivity output %s", outputs[models.StepTypeConnectivityCheck])
 	}
 	if strings.Contains(stderr.String(), token) || strings.Contains(stderr.String(), "main-test-secret") {
 		t.Errorf("the token reached the agent's log:\n%s", stderr.String())
