@@ -5,15 +5,15 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 export CGO_ENABLED := 0
 
-CMDS := rackbootd
+CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent bench package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery bench package deps check fuzz vet demo clean
 
 all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(patsubst %/main.go,./%,$(wildcard $(addsuffix /main.go,$(addprefix cmd/,$(CMDS)))))
 
 vet:
 	$(GO) vet ./...
@@ -24,10 +24,14 @@ test: vet
 
 # End-to-end boots of QEMU VMs (root, TCG). RACKBOOT_E2E=1 turns missing
 # prerequisites into failures instead of skips.
-e2e: e2e-boot e2e-agent
+e2e: e2e-boot e2e-agent e2e-discovery
 
 e2e-boot: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v ./testbed/e2e/...
+
+# Discovery: VMs boot the discovery image, register, are validated and approved.
+e2e-discovery: build
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run Discovery ./testbed/e2e/...
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs.
 e2e-agent:
