@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// command runs one verb with the arguments after it.
+type command func(ctx context.Context, args []string) error
+
+func (a *app) commands() map[string]command {
+	return map[string]command{
+		"get":       a.get,
+		"create":    a.create,
+		"delete":    a.delete,
+		"approve":   a.approve,
+		"patch":     a.patch,
+		"bind":      a.bind,
+		"unbind":    a.unbind,
+		"download":  a.download,
+		"image-url": a.imageURL,
+		"version":   a.version,
+		"help":      a.help,
+	}
+}
+
+// resource kinds and the names the user may type for them.
+const (
+	resCluster  = "cluster"
+	resInfraEnv = "infra-env"
+	resHost     = "host"
+	resEvent    = "event"
+)
+
+// resourceOf maps what the user typed to a resource kind.
+func resourceOf(s string) (string, bool) {
+	switch strings.ToLower(s) {
+	case "cluster", "clusters":
+		return resCluster, true
+	case "infra-env", "infra-envs", "infraenv", "infraenvs", "ie":
+		return resInfraEnv, true
+	case "host", "hosts", "agent", "agents":
+		return resHost, true
+	case "event", "events", "ev":
+		return resEvent, true
+	}
+	return "", false
+}
+
+// splitResource takes the resource word first in args (before any flag).
+func splitResource(verb string, args []string, allowed ...string) (string, []string, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", nil, usageError("%s: which resource? (%s)", verb, strings.Join(allowed, ", "))
+	}
+	res, ok := resourceOf(args[0])
+	if ok {
+		for _, r := range allowed {
+			if r == res {
+				return res, args[1:], nil
+			}
+		}
+	}
+	return "", nil, usageError("%s: unknown resource %q (want %s)", verb, args[0], strings.Join(allowed, ", "))
+}
+
+// exactArgs checks the number of positional arguments.
+func exactArgs(what string, pos []string, n int, names string) error {
+	if len(pos) != n {
+		return usageError("%s takes %s (got %d arguments)", what, names, len(pos))
+	}
+	return nil
+}
+
+func (a *app) help(_ context.Context, _ []string) error {
+	a.usage(a.env.Stdout)
+	return nil
+}
+
+func (a *app) usage(w io.Writer) {
+	fmt.Fprint(w, `rackbootctl talks to rackbootd's REST API (/api/assisted-install/v2).
+
+Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [-v] COMMAND ...
+
+Commands:
+  get clusters|infra-envs|hosts|events [ID] [-o table|wide|json|yaml] [-w]
+        hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
+  create cluster --name N --version V [--base-domain D] [--control-plane-count N]
+        [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP] ...
+  create infra-env --name N --pull-secret-file F [--cluster ID] [--ssh-key-file F]
+        [--ntp-source S] [--http-proxy URL] [--https-proxy URL] [--no-proxy L] ...
+  delete cluster|infra-env|host ID
+  approve host ID
+  patch host ID [--role master|worker|auto-assign] [--hostname H] [--installation-disk DISK-ID]
+  bind host ID --cluster ID
+  unbind host ID
+  download discovery-ignition|ipxe-script --infra-env ID [-o FILE]
+  image-url INFRA-ENV-ID
+  version
+
+The server is --url, else RACKBOOT_URL, else `+DefaultURL+`.
+The admin token is --token, else RACKBOOT_TOKEN, else <data-dir>/admin-token
+(data-dir `+DefaultDataDir+`). Pull secret files may be "-" for standard input.
+Run 'rackbootctl COMMAND RESOURCE -h' for the flags of a command.
+Exit codes: 0 ok, 1 the server or the network refused, 2 usage error.
+`)
+}
+
+// isNetError reports whether err is a transport failure (refused,
+// unreachable, timeout) rather than an answer.
+func isNetError(err error) bool {
+	var op *net.OpError
+	var ue *url.Error
+	var dns *net.DNSError
+	return errors.As(err, &op) || errors.As(err, &ue) || errors.As(err, &dns)
+}

@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+	"github.com/rackboot/rackboot/cmd/rackbootctl/output"
+)
+
+// maxFile bounds a file rackbootctl reads (pull secret, key, override).
+const maxFile = 1 << 20
+
+// listFlag is a repeatable string flag that also splits on commas.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+func (a *app) create(ctx context.Context, args []string) error {
+	res, args, err := splitResource("create", args, resCluster, resInfraEnv)
+	if err != nil {
+		return err
+	}
+	if res == resCluster {
+		return a.createCluster(ctx, args)
+	}
+	return a.createInfraEnv(ctx, args)
+}
+
+// secretFiles are the file flags shared by create cluster and infra-env.
+type secretFiles struct{ pullSecret, sshKey, format string }
+
+func (s *secretFiles) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.pullSecret, "pull-secret-file", "", "`file` holding the pull secret (- for stdin)")
+	fs.StringVar(&s.sshKey, "ssh-key-file", "", "`file` holding the SSH public key for the core user")
+	fs.StringVar(&s.format, "o", "table", "output `format` of the created object: table, wide, json or yaml")
+}
+
+func (a *app) createCluster(ctx context.Context, args []string) error {
+	var p client.ClusterCreateParams
+	var sf secretFiles
+	var apiVIPs, ingressVIPs, machineNets, serviceNets listFlag
+	fs := a.flagSet("create cluster")
+	fs.StringVar(&p.Name, "name", "", "cluster `name` (required)")
+	fs.StringVar(&p.BaseDNSDomain, "base-domain", "", "base DNS `domain`")
+	fs.StringVar(&p.OpenshiftVersion, "version", "", "OpenShift `version`, e.g. 4.16 (required)")
+	fs.Int64Var(&p.ControlPlaneCount, "control-plane-count", 0, "number of control plane hosts (1 or 3…5)")
+	fs.StringVar(&p.CPUArchitecture, "cpu-arch", "", "CPU architecture (x86_64, arm64, …)")
+	fs.Var(&apiVIPs, "api-vip", "API virtual `IP` (repeatable)")
+	fs.Var(&ingressVIPs, "ingress-vip", "ingress virtual `IP` (repeatable)")
+	fs.Var(&machineNets, "machine-network", "machine network `CIDR` (repeatable)")
+	fs.Var(&serviceNets, "service-network", "service network `CIDR` (repeatable)")
+	sf.register(fs)
+	pos, err := a.parse(fs, args, "create cluster --name N --version V [flags]")
+	if err != nil {
+		return err
+	}
+	if err := exactArgs("create cluster", pos, 0, "no arguments, only flags"); err != nil {
+		return err
+	}
+	if p.Name == "" || p.OpenshiftVersion == "" {
+		return usageError("create cluster needs --name and --version")
+	}
+	f, err := output.ParseFormat(sf.format)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	for _, v := range apiVIPs {
+		p.APIVips = append(p.APIVips, client.VIP{IP: v})
+	}
+	for _, v := range ingressVIPs {
+		p.IngressVips = append(p.IngressVips, client.VIP{IP: v})
+	}
+	for _, n := range machineNets {
+		p.MachineNetworks = append(p.MachineNetworks, client.Network{Cidr: n})
+	}
+	for _, n := range serviceNets {
+		p.ServiceNetworks = append(p.ServiceNetworks, client.Network{Cidr: n})
+	}
+	if p.PullSecret, p.SSHPublicKey, err = a.readSecrets(sf); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	cl, err := c.CreateCluster(ctx, p)
+	if err != nil {
+		return fmt.Errorf("creating cluster %q: %w", p.Name, err)
+	}
+	return a.created(f, "cluster/"+cl.ID, cl, output.Clusters([]*client.Cluster{cl}, f == output.FormatWide, a.env.Now()))
+}
+
+func (a *app) createInfraEnv(ctx context.Context, args []string) error {
+	var p client.InfraEnvCreateParams
+	var sf secretFiles
+	var ntp listFlag
+	var proxy client.Proxy
+	var override string
+	fs := a.flagSet("create infra-env")
+	fs.StringVar(&p.Name, "name", "", "infra-env `name` (required)")
+	fs.StringVar(&p.ClusterID, "cluster", "", "cluster `ID` the hosts join (empty: late binding)")
+	fs.StringVar(&p.OpenshiftVersion, "version", "", "OpenShift `version` of the discovery image")
+	fs.StringVar(&p.CPUArchitecture, "cpu-arch", "", "CPU architecture (x86_64, arm64, …)")
+	fs.StringVar(&p.ImageType, "image-type", "", "full-iso or minimal-iso")
+	fs.Var(&ntp, "ntp-source", "additional NTP `source` (repeatable)")
+	fs.StringVar(&proxy.HTTPProxy, "http-proxy", "", "HTTP proxy `URL` for discovered hosts")
+	fs.StringVar(&proxy.HTTPSProxy, "https-proxy", "", "HTTPS proxy `URL` for discovered hosts")
+	fs.StringVar(&proxy.NoProxy, "no-proxy", "", "comma-separated `list` that bypasses the proxy")
+	fs.StringVar(&override, "ignition-override-file", "", "`file` with an Ignition config merged into the discovery Ignition")
+	sf.register(fs)
+	pos, err := a.parse(fs, args, "create infra-env --name N --pull-secret-file F [flags]")
+	if err != nil {
+		return err
+	}
+	if err := exactArgs("create infra-env", pos, 0, "no arguments, only flags"); err != nil {
+		return err
+	}
+	if p.Name == "" || sf.pullSecret == "" {
+		return usageError("create infra-env needs --name and --pull-secret-file")
+	}
+	f, err := output.ParseFormat(sf.format)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	p.AdditionalNtpSources = strings.Join(ntp, ",")
+	if proxy != (client.Proxy{}) {
+		p.Proxy = &proxy
+	}
+	if override != "" {
+		if p.IgnitionConfigOverride, err = a.readFile(override, "Ignition override"); err != nil {
+			return err
+		}
+	}
+	if p.PullSecret, p.SSHAuthorizedKey, err = a.readSecrets(sf); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	ie, err := c.CreateInfraEnv(ctx, p)
+	if err != nil {
+		return fmt.Errorf("creating infra-env %q: %w", p.Name, err)
+	}
+	return a.created(f, "infra-env/"+ie.ID, ie, output.InfraEnvs([]*client.InfraEnv{ie}, f == output.FormatWide, a.env.Now()))
+}
+
+// created prints a created object: "<kind>/<id> created" for tables.
+func (a *app) created(f output.Format, name string, obj any, tab output.Table) error {
+	if f.Tabular() {
+		_, err := fmt.Fprintf(a.env.Stdout, "%s created\n", name)
+		return err
+	}
+	return output.Write(a.env.Stdout, f, obj, tab)
+}
+
+// readSecrets reads the pull secret and SSH key files of sf (empty names
+// give empty values).
+func (a *app) readSecrets(sf secretFiles) (pullSecret, sshKey string, err error) {
+	if sf.pullSecret != "" {
+		if pullSecret, err = a.readFile(sf.pullSecret, "pull secret"); err != nil {
+			return "", "", err
+		}
+	}
+	if sf.sshKey != "" {
+		if sshKey, err = a.readFile(sf.sshKey, "SSH key"); err != nil {
+			return "", "", err
+		}
+	}
+	return pullSecret, sshKey, nil
+}
+
+// readFile reads a user's file ("-": standard input), at most maxFile
+// bytes, trimmed. Errors name the file, never its contents.
+func (a *app) readFile(path, what string) (string, error) {
+	var r io.Reader
+	if path == "-" {
+		r = a.env.Stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("reading the %s: %w", what, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxFile+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the %s from %s: %w", what, path, err)
+	}
+	if len(b) > maxFile {
+		return "", usageError("the %s in %s is larger than %d bytes", what, path, maxFile)
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", usageError("the %s file %s is empty", what, path)
+	}
+	return s, nil
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+	"github.com/rackboot/rackboot/cmd/rackbootctl/output"
+)
+
+// getOpts are the flags of get.
+type getOpts struct {
+	format            string
+	watch             bool
+	interval          time.Duration
+	infraEnv, cluster string
+	host              string
+}
+
+// fetched is what one poll of a get found: the objects (for json/yaml)
+// and their table.
+type fetched struct {
+	objs any
+	tab  output.Table
+}
+
+func (a *app) get(ctx context.Context, args []string) error {
+	res, args, err := splitResource("get", args, resCluster, resInfraEnv, resHost, resEvent)
+	if err != nil {
+		return err
+	}
+	var o getOpts
+	fs := a.flagSet("get " + res)
+	fs.StringVar(&o.format, "o", "table", "output `format`: table, wide, json or yaml")
+	fs.BoolVar(&o.watch, "w", false, "watch: print rows again when they change (Ctrl-C stops)")
+	fs.DurationVar(&o.interval, "interval", 2*time.Second, "how often -w polls")
+	if res == resHost || res == resEvent {
+		fs.StringVar(&o.infraEnv, "infra-env", "", "only this infra-env's "+res+"s")
+		fs.StringVar(&o.cluster, "cluster", "", "only this cluster's "+res+"s")
+	}
+	if res == resEvent {
+		fs.StringVar(&o.host, "host", "", "only this host's events")
+	}
+	pos, err := a.parse(fs, args, "get "+res+"s [ID] [flags]")
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageError("get %ss takes at most one ID", res)
+	}
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	f, err := output.ParseFormat(o.format)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if o.watch && !f.Tabular() {
+		return usageError("-w prints tables: use -o table or -o wide")
+	}
+	if o.watch && o.interval < 100*time.Millisecond {
+		return usageError("--interval must be at least 100ms")
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	fetch := func(ctx context.Context) (fetched, error) { return a.fetch(ctx, c, res, id, o, f) }
+	if o.watch {
+		return a.watch(ctx, fetch, o.interval)
+	}
+	got, err := fetch(ctx)
+	if err != nil {
+		return err
+	}
+	if f.Tabular() && len(got.tab.Rows) == 0 {
+		_, err := a.env.Stderr.Write([]byte("No " + res + "s found.\n"))
+		return err
+	}
+	return output.Write(a.env.Stdout, f, got.objs, got.tab)
+}
+
+// fetch reads the objects of one get.
+func (a *app) fetch(ctx context.Context, c *client.Client, res, id string, o getOpts, f output.Format) (fetched, error) {
+	wide, now := f == output.FormatWide, a.env.Now()
+	switch res {
+	case resCluster:
+		cs, err := listOrOne(ctx, id, c.ListClusters, c.GetCluster)
+		return fetched{one(cs, id), output.Clusters(cs, wide, now)}, err
+	case resInfraEnv:
+		es, err := listOrOne(ctx, id, c.ListInfraEnvs, c.GetInfraEnv)
+		return fetched{one(es, id), output.InfraEnvs(es, wide, now)}, err
+	case resHost:
+		hs, err := a.hosts(ctx, c, id, o)
+		return fetched{one(hs, id), output.Hosts(hs, wide)}, err
+	}
+	es, err := c.ListEvents(ctx, client.EventFilter{ClusterID: o.cluster, InfraEnvID: o.infraEnv, HostID: o.host})
+	es = eventsAbout(es, id)
+	return fetched{es, output.Events(es)}, err
+}
+
+// listOrOne lists, or gets the one object id names.
+func listOrOne[T any](ctx context.Context, id string, list func(context.Context) ([]*T, error),
+	get func(context.Context, string) (*T, error)) ([]*T, error) {
+	if id == "" {
+		return list(ctx)
+	}
+	v, err := get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return []*T{v}, nil
+}
+
+// one is the single object of a get by id, else the list.
+func one[T any](vs []*T, id string) any {
+	if id != "" && len(vs) == 1 {
+		return vs[0]
+	}
+	if vs == nil {
+		return []*T{}
+	}
+	return vs
+}
+
+// hosts lists the hosts a get selects.
+func (a *app) hosts(ctx context.Context, c *client.Client, id string, o getOpts) ([]*client.Host, error) {
+	if id != "" {
+		h, err := a.findHost(ctx, c, id, o.infraEnv)
+		if err != nil {
+			return nil, err
+		}
+		return []*client.Host{h}, nil
+	}
+	var hs []*client.Host
+	var err error
+	if o.infraEnv != "" {
+		hs, err = c.ListHosts(ctx, o.infraEnv)
+	} else {
+		hs, err = c.ListAllHosts(ctx)
+	}
+	if err != nil || o.cluster == "" {
+		return hs, err
+	}
+	var out []*client.Host
+	for _, h := range hs {
+		if h.ClusterID == o.cluster {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// findHost gets host id from infraEnv, or searches every infra-env.
+func (a *app) findHost(ctx context.Context, c *client.Client, id, infraEnv string) (*client.Host, error) {
+	if infraEnv != "" {
+		return c.GetHost(ctx, infraEnv, id)
+	}
+	return c.FindHost(ctx, id)
+}
+
+// eventsAbout keeps the events of object id (any kind); "" keeps all.
+func eventsAbout(es []*client.Event, id string) []*client.Event {
+	if id == "" {
+		return es
+	}
+	var out []*client.Event
+	for _, e := range es {
+		if e.HostID == id || e.ClusterID == id || e.InfraEnvID == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}

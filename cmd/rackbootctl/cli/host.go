@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+)
+
+// hostCmd parses "<verb> host ID [flags]" with extra flags from add, and
+// returns the client and the host (found in --infra-env or by search).
+func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(fs flagSet)) (*client.Client, *client.Host, error) {
+	if _, rest, err := splitResource(verb, args, resHost); err != nil {
+		return nil, nil, err
+	} else {
+		args = rest
+	}
+	var infraEnv string
+	fs := a.flagSet(verb + " host")
+	fs.StringVar(&infraEnv, "infra-env", "", "the host's infra-env `ID` (default: search them all)")
+	if add != nil {
+		add(fs)
+	}
+	pos, err := a.parse(fs, args, verb+" host ID [flags]")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := exactArgs(verb+" host", pos, 1, "one host ID"); err != nil {
+		return nil, nil, err
+	}
+	c, err := a.client()
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := a.findHost(ctx, c, pos[0], infraEnv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("host %s: %w", pos[0], err)
+	}
+	return c, h, nil
+}
+
+func (a *app) approve(ctx context.Context, args []string) error {
+	c, h, err := a.hostCmd(ctx, "approve", args, nil)
+	if err != nil {
+		return err
+	}
+	yes := true
+	if _, err := c.UpdateHost(ctx, h.InfraEnvID, h.ID, client.HostUpdateParams{Approved: &yes}); err != nil {
+		return fmt.Errorf("approving host %s: %w", h.ID, err)
+	}
+	return a.say("host/%s approved\n", h.ID)
+}
+
+func (a *app) patch(ctx context.Context, args []string) error {
+	var role, hostname, disk string
+	c, h, err := a.hostCmd(ctx, "patch", args, func(fs flagSet) {
+		fs.StringVar(&role, "role", "", "host `role`: master, worker or auto-assign")
+		fs.StringVar(&hostname, "hostname", "", "requested `hostname`")
+		fs.StringVar(&disk, "installation-disk", "", "installation disk `ID` (from the inventory, e.g. /dev/disk/by-path/…)")
+	})
+	if err != nil {
+		return err
+	}
+	var p client.HostUpdateParams
+	if role != "" {
+		p.HostRole = &role
+	}
+	if hostname != "" {
+		p.HostName = &hostname
+	}
+	if disk != "" {
+		p.DisksSelectedConfig = []client.DiskConfig{{ID: disk, Role: "install"}}
+	}
+	if p.HostRole == nil && p.HostName == nil && p.DisksSelectedConfig == nil {
+		return usageError("patch host: nothing to change (give --role, --hostname or --installation-disk)")
+	}
+	if _, err := c.UpdateHost(ctx, h.InfraEnvID, h.ID, p); err != nil {
+		return fmt.Errorf("patching host %s: %w", h.ID, err)
+	}
+	return a.say("host/%s patched\n", h.ID)
+}
+
+func (a *app) bind(ctx context.Context, args []string) error {
+	var cluster string
+	c, h, err := a.hostCmd(ctx, "bind", args, func(fs flagSet) {
+		fs.StringVar(&cluster, "cluster", "", "cluster `ID` to bind to (required)")
+	})
+	if err != nil {
+		return err
+	}
+	if cluster == "" {
+		return usageError("bind host needs --cluster")
+	}
+	if _, err := c.BindHost(ctx, h.InfraEnvID, h.ID, cluster); err != nil {
+		return fmt.Errorf("binding host %s: %w", h.ID, err)
+	}
+	return a.say("host/%s bound to cluster/%s\n", h.ID, cluster)
+}
+
+func (a *app) unbind(ctx context.Context, args []string) error {
+	c, h, err := a.hostCmd(ctx, "unbind", args, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := c.UnbindHost(ctx, h.InfraEnvID, h.ID); err != nil {
+		return fmt.Errorf("unbinding host %s: %w", h.ID, err)
+	}
+	return a.say("host/%s unbound\n", h.ID)
+}
+
+func (a *app) delete(ctx context.Context, args []string) error {
+	res, rest, err := splitResource("delete", args, resCluster, resInfraEnv, resHost)
+	if err != nil {
+		return err
+	}
+	if res == resHost {
+		c, h, err := a.hostCmd(ctx, "delete", args, nil)
+		if err != nil {
+			return err
+		}
+		if err := c.DeleteHost(ctx, h.InfraEnvID, h.ID); err != nil {
+			return fmt.Errorf("deleting host %s: %w", h.ID, err)
+		}
+		return a.say("host/%s deleted\n", h.ID)
+	}
+	pos, err := a.parse(a.flagSet("delete "+res), rest, "delete "+res+" ID")
+	if err != nil {
+		return err
+	}
+	if err := exactArgs("delete "+res, pos, 1, "one ID"); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	del := c.DeleteCluster
+	if res == resInfraEnv {
+		del = c.DeleteInfraEnv
+	}
+	if err := del(ctx, pos[0]); err != nil {
+		return fmt.Errorf("deleting %s %s: %w", res, pos[0], err)
+	}
+	return a.say("%s/%s deleted\n", res, pos[0])
+}
+
+func (a *app) say(format string, args ...any) error {
+	_, err := fmt.Fprintf(a.env.Stdout, format, args...)
+	return err
+}

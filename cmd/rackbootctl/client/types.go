@@ -1,0 +1,181 @@
+package client
+
+import (
+	"encoding/json"
+
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+// Cluster is a cluster as the v2 API shows it (the fields rackbootctl
+// uses; unknown fields are ignored).
+type Cluster struct {
+	APIVips           []VIP            `json:"api_vips,omitempty"`
+	BaseDNSDomain     string           `json:"base_dns_domain,omitempty"`
+	ClusterNetworks   []ClusterNetwork `json:"cluster_networks,omitempty"`
+	ControlPlaneCount int64            `json:"control_plane_count,omitempty"`
+	CPUArchitecture   string           `json:"cpu_architecture,omitempty"`
+	CreatedAt         models.DateTime  `json:"created_at,omitempty"`
+	Hosts             []*Host          `json:"hosts,omitempty"`
+	Href              string           `json:"href,omitempty"`
+	ID                string           `json:"id"`
+	IngressVips       []VIP            `json:"ingress_vips,omitempty"`
+	Kind              string           `json:"kind,omitempty"`
+	MachineNetworks   []Network        `json:"machine_networks,omitempty"`
+	Name              string           `json:"name"`
+	OpenshiftVersion  string           `json:"openshift_version,omitempty"`
+	PullSecretSet     bool             `json:"pull_secret_set,omitempty"`
+	ServiceNetworks   []Network        `json:"service_networks,omitempty"`
+	SSHPublicKey      string           `json:"ssh_public_key,omitempty"`
+	Status            string           `json:"status"`
+	StatusInfo        string           `json:"status_info"`
+	StatusUpdatedAt   models.DateTime  `json:"status_updated_at,omitempty"`
+	TotalHostCount    int64            `json:"total_host_count,omitempty"`
+	UpdatedAt         models.DateTime  `json:"updated_at,omitempty"`
+	ValidationsInfo   string           `json:"validations_info,omitempty"`
+}
+
+// ClusterNetwork is one pod network block.
+type ClusterNetwork struct {
+	Cidr       string `json:"cidr,omitempty"`
+	ClusterID  string `json:"cluster_id,omitempty"`
+	HostPrefix int64  `json:"host_prefix,omitempty"`
+}
+
+// Network is a service or machine network.
+type Network struct {
+	Cidr      string `json:"cidr,omitempty"`
+	ClusterID string `json:"cluster_id,omitempty"`
+}
+
+// VIP is an API or ingress virtual IP.
+type VIP struct {
+	ClusterID string `json:"cluster_id,omitempty"`
+	IP        string `json:"ip,omitempty"`
+}
+
+// ClusterCreateParams is the body of POST /v2/clusters.
+type ClusterCreateParams struct {
+	APIVips           []VIP            `json:"api_vips,omitempty"`
+	BaseDNSDomain     string           `json:"base_dns_domain,omitempty"`
+	ClusterNetworks   []ClusterNetwork `json:"cluster_networks,omitempty"`
+	ControlPlaneCount int64            `json:"control_plane_count,omitempty"`
+	CPUArchitecture   string           `json:"cpu_architecture,omitempty"`
+	IngressVips       []VIP            `json:"ingress_vips,omitempty"`
+	MachineNetworks   []Network        `json:"machine_networks,omitempty"`
+	Name              string           `json:"name"`
+	OpenshiftVersion  string           `json:"openshift_version"`
+	PullSecret        string           `json:"pull_secret"`
+	ServiceNetworks   []Network        `json:"service_networks,omitempty"`
+	SSHPublicKey      string           `json:"ssh_public_key,omitempty"`
+}
+
+// String never shows the pull secret.
+func (p ClusterCreateParams) String() string { return "ClusterCreateParams(" + p.Name + ")" }
+
+// Proxy is the proxy handed to discovered hosts.
+type Proxy struct {
+	HTTPProxy  string `json:"http_proxy,omitempty"`
+	HTTPSProxy string `json:"https_proxy,omitempty"`
+	NoProxy    string `json:"no_proxy,omitempty"`
+}
+
+// InfraEnv is an infra-env as the v2 API shows it.
+type InfraEnv struct {
+	AdditionalNtpSources   string          `json:"additional_ntp_sources,omitempty"`
+	ClusterID              string          `json:"cluster_id,omitempty"`
+	CPUArchitecture        string          `json:"cpu_architecture,omitempty"`
+	CreatedAt              models.DateTime `json:"created_at,omitempty"`
+	DownloadURL            string          `json:"download_url,omitempty"`
+	Href                   string          `json:"href,omitempty"`
+	ID                     string          `json:"id"`
+	IgnitionConfigOverride string          `json:"ignition_config_override,omitempty"`
+	Kind                   string          `json:"kind,omitempty"`
+	Name                   string          `json:"name"`
+	OpenshiftVersion       string          `json:"openshift_version,omitempty"`
+	Proxy                  *Proxy          `json:"proxy,omitempty"`
+	PullSecretSet          bool            `json:"pull_secret_set,omitempty"`
+	SSHAuthorizedKey       string          `json:"ssh_authorized_key,omitempty"`
+	Type                   string          `json:"type,omitempty"`
+	UpdatedAt              models.DateTime `json:"updated_at,omitempty"`
+}
+
+// InfraEnvCreateParams is the body of POST /v2/infra-envs.
+type InfraEnvCreateParams struct {
+	AdditionalNtpSources   string `json:"additional_ntp_sources,omitempty"`
+	ClusterID              string `json:"cluster_id,omitempty"`
+	CPUArchitecture        string `json:"cpu_architecture,omitempty"`
+	IgnitionConfigOverride string `json:"ignition_config_override,omitempty"`
+	ImageType              string `json:"image_type,omitempty"`
+	Name                   string `json:"name"`
+	OpenshiftVersion       string `json:"openshift_version,omitempty"`
+	Proxy                  *Proxy `json:"proxy,omitempty"`
+	PullSecret             string `json:"pull_secret"`
+	SSHAuthorizedKey       string `json:"ssh_authorized_key,omitempty"`
+}
+
+// String never shows the pull secret.
+func (p InfraEnvCreateParams) String() string { return "InfraEnvCreateParams(" + p.Name + ")" }
+
+// Host is models.Host plus rackboot's approval flag (upstream keeps
+// approval on the Agent custom resource; rackboot's API carries it on the
+// host).
+type Host struct {
+	models.Host
+	Approved bool `json:"approved"`
+}
+
+// DiskConfig selects a disk for a role (upstream's disks_selected_config).
+type DiskConfig struct {
+	ID   string `json:"id"`
+	Role string `json:"role,omitempty"`
+}
+
+// HostUpdateParams is the body of PATCH /v2/infra-envs/{id}/hosts/{id}.
+// Nil fields are not sent.
+type HostUpdateParams struct {
+	Approved            *bool        `json:"approved,omitempty"`
+	DisksSelectedConfig []DiskConfig `json:"disks_selected_config,omitempty"`
+	HostName            *string      `json:"host_name,omitempty"`
+	HostRole            *string      `json:"host_role,omitempty"`
+}
+
+// BindHostParams is the body of POST .../hosts/{id}/actions/bind.
+type BindHostParams struct {
+	ClusterID string `json:"cluster_id"`
+}
+
+// Event is one entry of the event log.
+type Event struct {
+	Category   string          `json:"category,omitempty"`
+	ClusterID  string          `json:"cluster_id,omitempty"`
+	EventTime  models.DateTime `json:"event_time"`
+	HostID     string          `json:"host_id,omitempty"`
+	InfraEnvID string          `json:"infra_env_id,omitempty"`
+	Message    string          `json:"message"`
+	Name       string          `json:"name,omitempty"`
+	Props      string          `json:"props,omitempty"`
+	Severity   string          `json:"severity"`
+}
+
+// EventFilter selects events; empty fields do not filter.
+type EventFilter struct {
+	ClusterID  string
+	InfraEnvID string
+	HostID     string
+}
+
+// PresignedURL is the answer of GET .../downloads/image-url.
+type PresignedURL struct {
+	ExpiresAt models.DateTime `json:"expires_at,omitempty"`
+	URL       string          `json:"url"`
+}
+
+// Error is upstream's error document (models.Error and InfraError).
+type Error struct {
+	Code    json.RawMessage `json:"code,omitempty"` // a string upstream, a number in InfraError
+	Href    string          `json:"href,omitempty"`
+	ID      int64           `json:"id,omitempty"`
+	Kind    string          `json:"kind,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Reason  string          `json:"reason,omitempty"`
+}
