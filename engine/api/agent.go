@@ -1,0 +1,208 @@
+package api
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
+)
+
+// agentVersionHeader is the header the upstream agent sends its version in.
+const agentVersionHeader = "discovery_agent_version"
+
+// installingStatuses are the host statuses in which registering again
+// would lose an installation in progress: registration is refused (409).
+func installingStatuses() []string {
+	return []string{models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful,
+		models.HostStatusInstalling, models.HostStatusInstallingInProgress,
+		models.HostStatusInstallingPendingUserAction, models.HostStatusInstalled,
+		models.HostStatusBinding, models.HostStatusUnbinding}
+}
+
+func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ieID := r.PathValue("infra_env_id")
+	var p models.HostCreateParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	if err := checkUUID("host_id", p.HostID); err != nil {
+		return err
+	}
+	version := p.DiscoveryAgentVersion
+	if version == "" {
+		version = r.Header.Get(agentVersionHeader)
+	}
+	ie, err := s.infraEnv(ieID)
+	if err != nil {
+		return err
+	}
+	var (
+		old    engine.Host
+		exists bool
+	)
+	s.store.Read(func(m *engine.Model) { old, exists = m.Host(p.HostID) })
+	if exists && old.InfraEnvID != ieID {
+		return fmt.Errorf("%w: host %s is registered in another infra-env", ErrConflict, p.HostID)
+	}
+	if exists && slices.Contains(installingStatuses(), old.Status) {
+		return fmt.Errorf("%w: host %s is %s and cannot register again", ErrConflict, p.HostID, old.Status)
+	}
+	status := models.HostStatusDiscoveringUnbound
+	if ie.ClusterID != "" || old.ClusterID != "" {
+		status = models.HostStatusDiscovering
+	}
+	h := engine.Host{ID: p.HostID, InfraEnvID: ieID, Status: status,
+		StatusInfo: validation.StatusInfoDiscovering, AgentVersion: version}
+	ctx := r.Context()
+	res, err := s.store.Apply(ctx, &engine.RegisterHost{Host: h})
+	if err != nil {
+		return fmt.Errorf("register host: %w", err)
+	}
+	h, _ = res.(engine.Host)
+	s.log.InfoContext(ctx, "host registered", "host", h.ID, "infra_env", ieID, "agent_version", version)
+	s.event(ctx, engine.Event{Name: "host_registration_succeeded", Severity: "info", ClusterID: h.ClusterID,
+		InfraEnvID: ieID, HostID: h.ID, Message: fmt.Sprintf("Host %s: Successfully registered", h.ID),
+		Props: map[string]string{"request_id": r.Header.Get("X-Request-Id")}})
+	if err := s.refreshHost(ctx, h.ID); err != nil {
+		return err
+	}
+	return s.writeRegistration(w, ieID, h.ID, version)
+}
+
+func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version string) error {
+	h, err := s.host(ieID, id)
+	if err != nil {
+		return err
+	}
+	arg, err := json.Marshal(models.NextStepCmdRequest{AgentVersion: version, HostID: id, InfraEnvID: ieID})
+	if err != nil {
+		return fmt.Errorf("encode next step command: %w", err)
+	}
+	writeJSON(w, http.StatusCreated, models.HostRegistrationResponse{
+		Host: hostOut(h).Host,
+		NextStepRunnerCommand: &models.NextStepRunnerCommand{Args: []string{string(arg)},
+			Command: nextStepRunnerCommand, RetrySeconds: DefaultRunnerRetrySecs},
+	})
+	return nil
+}
+
+// stepID returns "<type>-<8 hex>", as upstream.
+func stepID(t models.StepType) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return string(t) + "-" + hex.EncodeToString(b[:])
+}
+
+func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ieID, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	h, err := s.host(ieID, id)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	now := s.now()
+	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ieID,
+		Patch: engine.HostPatch{CheckedInAt: &now}}); err != nil {
+		return fmt.Errorf("check in host: %w", err)
+	}
+	if h.Status == models.HostStatusDisconnected || h.Status == models.HostStatusDisconnectedUnbound {
+		if err := s.refreshHost(ctx, id); err != nil {
+			return err
+		}
+	}
+	steps := models.Steps{Instructions: []*models.Step{}, NextInstructionSeconds: DefaultPollSeconds,
+		PostStepAction: models.PostStepActionContinue}
+	if len(h.Inventory) == 0 {
+		steps.Instructions = append(steps.Instructions, &models.Step{
+			StepType: models.StepTypeInventory, StepID: stepID(models.StepTypeInventory), Args: []string{id}})
+	}
+	writeJSON(w, http.StatusOK, steps)
+	return nil
+}
+
+func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ieID, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	var reply models.StepReply
+	if err := decode(w, r, maxReplyBody, &reply); err != nil {
+		return err
+	}
+	if reply.StepType == "" || !slices.Contains(models.StepTypes(), reply.StepType) {
+		return badRequest("step_type %q is not a step type", clip(string(reply.StepType)))
+	}
+	h, err := s.host(ieID, id)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if reply.ExitCode != 0 {
+		s.log.WarnContext(ctx, "step failed", "host", id, "step_type", reply.StepType, "step_id", reply.StepID,
+			"exit_code", reply.ExitCode)
+		s.event(ctx, engine.Event{Name: "host_step_failed", Severity: "warning", ClusterID: h.ClusterID,
+			InfraEnvID: ieID, HostID: id, Message: fmt.Sprintf("Host %s: step %s (%s) failed with exit code %d",
+				hostName(h), reply.StepType, reply.StepID, reply.ExitCode)})
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	if reply.StepType == models.StepTypeInventory {
+		if err := s.storeInventory(r, h, reply.Output); err != nil {
+			return err
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// storeInventory stores an inventory reply on h, picks its installation
+// disk if it has none, and re-evaluates it.
+func (s *server) storeInventory(r *http.Request, h engine.Host, output string) error {
+	var inv models.Inventory
+	if err := decodeBytes([]byte(output), &inv); err != nil {
+		return badRequest("inventory output: %v", err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(output)); err != nil {
+		return badRequest("inventory output is not JSON")
+	}
+	ctx := r.Context()
+	now := s.now()
+	patch := engine.HostPatch{Inventory: json.RawMessage(compact.Bytes()), CheckedInAt: &now}
+	if disk := s.defaultDisk(h, compact.Bytes()); disk != "" {
+		patch.InstallationDiskID = &disk
+	}
+	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch}); err != nil {
+		return fmt.Errorf("store inventory: %w", err)
+	}
+	s.log.InfoContext(ctx, "inventory received", "host", h.ID, "infra_env", h.InfraEnvID, "bytes", compact.Len())
+	if len(h.Inventory) == 0 {
+		s.event(ctx, engine.Event{Name: "host_inventory_received", Severity: "info", ClusterID: h.ClusterID,
+			InfraEnvID: h.InfraEnvID, HostID: h.ID, Message: fmt.Sprintf("Host %s: inventory received", h.ID)})
+	}
+	return s.refreshHost(ctx, h.ID)
+}
+
+// defaultDisk is the installation disk to set with a new inventory: the
+// first eligible disk when the current one is unset or gone ("" : keep).
+func (s *server) defaultDisk(h engine.Host, inventory []byte) string {
+	h.Inventory = inventory
+	var eligible []*models.Disk
+	s.store.Read(func(m *engine.Model) {
+		_, eligible = hostFacts(m, h, s).InstallationDisks(s.thresholds(m, h.ClusterID))
+	})
+	for _, d := range eligible {
+		if d.ID == h.InstallationDiskID {
+			return ""
+		}
+	}
+	if len(eligible) == 0 {
+		return ""
+	}
+	return eligible[0].ID
+}

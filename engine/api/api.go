@@ -1,0 +1,164 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/validation"
+)
+
+// BasePath is where the API is mounted.
+const BasePath = "/api/assisted-install/v2"
+
+// Defaults of Options.
+const (
+	DefaultImageURLTTL      = 4 * time.Hour
+	DefaultPollSeconds      = 60
+	DefaultRunnerRetrySecs  = 60
+	defaultCPUArchitecture  = "x86_64"
+	nextStepRunnerCommand   = "next_step_runner"
+	defaultOpenshiftVersion = ""
+)
+
+// ErrOptions: New was given unusable options.
+var ErrOptions = errors.New("api: invalid options")
+
+// Options is everything the handler needs.
+type Options struct {
+	// Store holds the model; required.
+	Store engine.Store
+	// AdminToken is the user API's bearer token; required.
+	AdminToken string
+	// Keys signs and verifies agent tokens; required.
+	Keys *auth.KeyRing
+	// ServiceURL is the API's base URL as discovered hosts reach it
+	// (http://host:port, no /api path); required. The agent config and
+	// image URLs point there.
+	ServiceURL string
+	// BootURL is the boot server's base URL (http://host:port) that the
+	// iPXE script chains to; empty: ServiceURL.
+	BootURL string
+	// ImageURLTTL is how long an image URL's token is valid
+	// (DefaultImageURLTTL when zero).
+	ImageURLTTL time.Duration
+	// Thresholds returns the hardware minimums of a cluster (nil: the
+	// bound cluster is nil for unbound hosts); nil means upstream's.
+	Thresholds func(m *engine.Model, clusterID string) validation.Thresholds
+	// Now is the clock for validations and token expiry (time.Now when nil).
+	Now func() time.Time
+	// Log receives request and failure logs (discarded when nil).
+	Log *slog.Logger
+}
+
+// server is the handler's state: options only, nothing mutable.
+type server struct {
+	store      engine.Store
+	admin      string
+	keys       *auth.KeyRing
+	serviceURL string
+	bootURL    string
+	ttl        time.Duration
+	thresholds func(m *engine.Model, clusterID string) validation.Thresholds
+	now        func() time.Time
+	log        *slog.Logger
+	mux        *http.ServeMux
+}
+
+// New returns the API handler. It serves every path under BasePath and
+// answers anything else with 404.
+func New(o Options) (http.Handler, error) {
+	s, err := newServer(o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func newServer(o Options) (*server, error) {
+	switch {
+	case o.Store == nil:
+		return nil, fmt.Errorf("%w: no store", ErrOptions)
+	case o.AdminToken == "":
+		return nil, fmt.Errorf("%w: no admin token", ErrOptions)
+	case o.Keys == nil:
+		return nil, fmt.Errorf("%w: no key ring", ErrOptions)
+	}
+	svc, err := baseURL("ServiceURL", o.ServiceURL)
+	if err != nil {
+		return nil, err
+	}
+	boot := svc
+	if o.BootURL != "" {
+		if boot, err = baseURL("BootURL", o.BootURL); err != nil {
+			return nil, err
+		}
+	}
+	s := &server{
+		store: o.Store, admin: o.AdminToken, keys: o.Keys,
+		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
+		thresholds: o.Thresholds, now: o.Now, log: o.Log,
+	}
+	if s.ttl <= 0 {
+		s.ttl = DefaultImageURLTTL
+	}
+	if s.thresholds == nil {
+		s.thresholds = func(*engine.Model, string) validation.Thresholds { return validation.DefaultThresholds() }
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.mux = http.NewServeMux()
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.method+" "+BasePath+rt.path, s.wrap(rt))
+	}
+	return s, nil
+}
+
+// baseURL checks an http(s) base URL without credentials, query or
+// fragment and returns it without a trailing slash.
+func baseURL(name, raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%w: %s %q is not an http(s) base URL", ErrOptions, name, raw)
+	}
+	return strings.TrimRight(raw, "/"), nil
+}
+
+// ServeHTTP routes r; unknown paths and methods get upstream's error
+// document.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	if allow := s.allowed(r); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.writeError(w, r, fmt.Errorf("%w: %s %s", ErrMethod, r.Method, r.URL.Path))
+		return
+	}
+	s.writeError(w, r, fmt.Errorf("%w: no route %s", ErrNotFound, r.URL.Path))
+}
+
+// allowed lists the methods r's path has.
+func (s *server) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+		c := r.Clone(r.Context())
+		c.Method = m
+		if _, p := s.mux.Handler(c); p != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+func (s *server) listClusters(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	out := []Cluster{}
+	s.store.Read(func(m *engine.Model) {
+		for c := range m.Clusters() {
+			out = append(out, s.clusterOut(m, c))
+		}
+	})
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// cluster writes cluster id with status code.
+func (s *server) writeCluster(w http.ResponseWriter, code int, id string) error {
+	var (
+		out Cluster
+		ok  bool
+	)
+	s.store.Read(func(m *engine.Model) {
+		var c engine.Cluster
+		if c, ok = m.Cluster(id); ok {
+			out = s.clusterOut(m, c)
+		}
+	})
+	if !ok {
+		return fmt.Errorf("%w: cluster %s", ErrNotFound, id)
+	}
+	writeJSON(w, code, out)
+	return nil
+}
+
+func (s *server) getCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	return s.writeCluster(w, http.StatusOK, r.PathValue("cluster_id"))
+}
+
+// clusterFromParams checks p and returns the cluster it describes.
+func clusterFromParams(p ClusterCreateParams) (engine.Cluster, string, error) {
+	if p.Name == nil {
+		return engine.Cluster{}, "", badRequest("name is required")
+	}
+	if p.OpenshiftVersion == nil || *p.OpenshiftVersion == "" {
+		return engine.Cluster{}, "", badRequest("openshift_version is required")
+	}
+	if p.PullSecret == nil {
+		return engine.Cluster{}, "", badRequest("pull_secret is required")
+	}
+	c := engine.Cluster{ID: newID(), Name: *p.Name, BaseDomain: p.BaseDNSDomain,
+		OpenshiftVersion: *p.OpenshiftVersion, SSHPublicKey: p.SSHPublicKey}
+	var patch V2ClusterUpdateParams
+	patch.APIVips, patch.IngressVips = &p.APIVips, &p.IngressVips
+	patch.ClusterNetworks, patch.MachineNetworks, patch.ServiceNetworks = &p.ClusterNetworks, &p.MachineNetworks, &p.ServiceNetworks
+	patch.ControlPlaneCount, patch.Name, patch.BaseDNSDomain, patch.PullSecret = p.ControlPlaneCount, p.Name, &p.BaseDNSDomain, p.PullSecret
+	cp, err := clusterPatch(patch)
+	if err != nil {
+		return engine.Cluster{}, "", err
+	}
+	if err := checkArch(p.CPUArchitecture); err != nil {
+		return engine.Cluster{}, "", err
+	}
+	if normArch(p.CPUArchitecture) != defaultCPUArchitecture {
+		return engine.Cluster{}, "", badRequest("cpu_architecture %q needs an image set of that architecture; only %s clusters can be created through the API",
+			p.CPUArchitecture, defaultCPUArchitecture)
+	}
+	c.APIVIPs, c.IngressVIPs, c.ClusterNetworks = *cp.APIVIPs, *cp.IngressVIPs, *cp.ClusterNetworks
+	c.MachineNetworks, c.ServiceNetworks = *cp.MachineNetworks, *cp.ServiceNetworks
+	if cp.ControlPlaneCount != nil {
+		c.ControlPlaneCount = *cp.ControlPlaneCount
+	}
+	return c, *p.PullSecret, nil
+}
+
+func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	var p ClusterCreateParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	c, ps, err := clusterFromParams(p)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	c.PullSecretRef = clusterSecretName(c.ID)
+	if _, err := s.store.Apply(ctx, putPullSecret(c.PullSecretRef, ps)); err != nil {
+		return fmt.Errorf("store pull secret: %w", err)
+	}
+	if _, err := s.store.Apply(ctx, &engine.CreateCluster{Cluster: c}); err != nil {
+		return fmt.Errorf("create cluster: %w", err)
+	}
+	s.event(ctx, engine.Event{Name: "cluster_registration_succeeded", Severity: "info", ClusterID: c.ID,
+		Message: fmt.Sprintf("Successfully registered cluster %s", c.Name)})
+	if err := s.refreshCluster(ctx, c.ID); err != nil {
+		return err
+	}
+	return s.writeCluster(w, http.StatusCreated, c.ID)
+}
+
+// clusterPatch checks p and returns the engine patch (without the pull
+// secret, which is stored apart).
+func clusterPatch(p V2ClusterUpdateParams) (engine.ClusterPatch, error) {
+	cp := engine.ClusterPatch{Name: p.Name, BaseDomain: p.BaseDNSDomain, SSHPublicKey: p.SSHPublicKey}
+	if p.Name != nil {
+		if err := checkName("cluster", *p.Name); err != nil {
+			return cp, err
+		}
+	}
+	if p.BaseDNSDomain != nil {
+		if err := checkDomain(*p.BaseDNSDomain); err != nil {
+			return cp, err
+		}
+	}
+	if p.PullSecret != nil {
+		if err := checkPullSecret(*p.PullSecret); err != nil {
+			return cp, err
+		}
+	}
+	if p.ControlPlaneCount != nil {
+		n := int(*p.ControlPlaneCount)
+		if *p.ControlPlaneCount < 1 || *p.ControlPlaneCount > 5 {
+			return cp, badRequest("control_plane_count %d is not between 1 and 5", *p.ControlPlaneCount)
+		}
+		cp.ControlPlaneCount = &n
+	}
+	var err error
+	if cp.APIVIPs, err = ipList("api_vips", p.APIVips); err != nil {
+		return cp, err
+	}
+	if cp.IngressVIPs, err = ipList("ingress_vips", p.IngressVips); err != nil {
+		return cp, err
+	}
+	if cp.MachineNetworks, err = netList("machine_networks", p.MachineNetworks); err != nil {
+		return cp, err
+	}
+	if cp.ServiceNetworks, err = netList("service_networks", p.ServiceNetworks); err != nil {
+		return cp, err
+	}
+	if p.ClusterNetworks != nil {
+		cns := []engine.ClusterNetwork{}
+		for _, n := range *p.ClusterNetworks {
+			if err := checkCIDRs("cluster_networks", []string{n.CIDR}); err != nil {
+				return cp, err
+			}
+			if n.HostPrefix < 1 || n.HostPrefix > 128 {
+				return cp, badRequest("cluster_networks: host_prefix %d is out of range", n.HostPrefix)
+			}
+			cns = append(cns, engine.ClusterNetwork{CIDR: n.CIDR, HostPrefix: int(n.HostPrefix)})
+		}
+		cp.ClusterNetworks = &cns
+	}
+	return cp, nil
+}
+
+func ipList(field string, in *[]IP) (*[]string, error) {
+	if in == nil {
+		return nil, nil
+	}
+	out := []string{}
+	for _, ip := range *in {
+		out = append(out, ip.IP)
+	}
+	return &out, checkIPs(field, out)
+}
+
+func netList(field string, in *[]Network) (*[]string, error) {
+	if in == nil {
+		return nil, nil
+	}
+	out := []string{}
+	for _, n := range *in {
+		out = append(out, n.CIDR)
+	}
+	return &out, checkCIDRs(field, out)
+}
+
+func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id := r.PathValue("cluster_id")
+	var p V2ClusterUpdateParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	cp, err := clusterPatch(p)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var ok bool
+	s.store.Read(func(m *engine.Model) { _, ok = m.Cluster(id) })
+	if !ok {
+		return fmt.Errorf("%w: cluster %s", ErrNotFound, id)
+	}
+	if p.PullSecret != nil {
+		ref := clusterSecretName(id)
+		if _, err := s.store.Apply(ctx, putPullSecret(ref, *p.PullSecret)); err != nil {
+			return fmt.Errorf("store pull secret: %w", err)
+		}
+		cp.PullSecretRef = &ref
+	}
+	res, err := s.store.Apply(ctx, &engine.UpdateCluster{ID: id, Patch: cp})
+	if err != nil {
+		return fmt.Errorf("update cluster: %w", err)
+	}
+	c, _ := res.(engine.Cluster)
+	s.event(ctx, engine.Event{Name: "cluster_updated", Severity: "info", ClusterID: id,
+		Message: fmt.Sprintf("Cluster %s was updated", c.Name)})
+	if err := s.refreshCluster(ctx, id); err != nil {
+		return err
+	}
+	return s.writeCluster(w, http.StatusCreated, id)
+}
+
+func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id := r.PathValue("cluster_id")
+	ctx := r.Context()
+	if _, err := s.store.Apply(ctx, &engine.DeleteCluster{ID: id}); err != nil {
+		return fmt.Errorf("delete cluster: %w", err)
+	}
+	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: clusterSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
+		return fmt.Errorf("delete pull secret: %w", err)
+	}
+	s.event(ctx, engine.Event{Name: "cluster_deregistered", Severity: "info", ClusterID: id,
+		Message: fmt.Sprintf("Deregistered cluster %s", id)})
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

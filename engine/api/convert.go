@@ -1,0 +1,174 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
+)
+
+func clusterHref(id string) string  { return BasePath + "/clusters/" + id }
+func infraEnvHref(id string) string { return BasePath + "/infra-envs/" + id }
+func hostHref(ie, id string) string { return BasePath + "/infra-envs/" + ie + "/hosts/" + id }
+
+func dt(t time.Time) models.DateTime { return models.DateTime(t) }
+
+// clusterOut is c as the API shows it, with its hosts and its live
+// cluster validations.
+func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
+	out := Cluster{
+		APIVips: ips(c.ID, c.APIVIPs), BaseDNSDomain: c.BaseDomain,
+		ClusterNetworks: []ClusterNetwork{}, ControlPlaneCount: int64(c.ControlPlaneCount),
+		CPUArchitecture: clusterArch(m, c), CreatedAt: dt(c.CreatedAt),
+		HighAvailabilityMode: haMode(c.ControlPlaneCount), Hosts: []*Host{},
+		Href: clusterHref(c.ID), ID: c.ID, IngressVips: ips(c.ID, c.IngressVIPs), Kind: kindCluster,
+		MachineNetworks: nets(c.ID, c.MachineNetworks), Name: c.Name, OpenshiftVersion: c.OpenshiftVersion,
+		PullSecretSet: c.PullSecretRef != "", ServiceNetworks: nets(c.ID, c.ServiceNetworks),
+		SSHPublicKey: c.SSHPublicKey, Status: c.Status, StatusInfo: c.StatusInfo,
+		StatusUpdatedAt: dt(c.StatusUpdatedAt), UpdatedAt: dt(c.UpdatedAt),
+	}
+	for _, n := range c.ClusterNetworks {
+		out.ClusterNetworks = append(out.ClusterNetworks, ClusterNetwork{CIDR: n.CIDR, ClusterID: c.ID, HostPrefix: int64(n.HostPrefix)})
+	}
+	for h := range m.Hosts() {
+		if h.ClusterID != c.ID {
+			continue
+		}
+		out.Hosts = append(out.Hosts, hostOut(h))
+		out.TotalHostCount++
+		out.EnabledHostCount++
+		if h.Status == models.HostStatusKnown {
+			out.ReadyHostCount++
+		}
+	}
+	if info, err := validation.ValidateCluster(clusterFacts(m, c), s.thresholds(m, c.ID)).JSON(); err == nil {
+		out.ValidationsInfo = info
+	}
+	return out
+}
+
+func haMode(controlPlane int) string {
+	if controlPlane == 1 {
+		return "None"
+	}
+	return "Full"
+}
+
+func ips(clusterID string, in []string) []IP {
+	out := []IP{}
+	for _, ip := range in {
+		out = append(out, IP{ClusterID: clusterID, IP: ip})
+	}
+	return out
+}
+
+func nets(clusterID string, in []string) []Network {
+	out := []Network{}
+	for _, c := range in {
+		out = append(out, Network{CIDR: c, ClusterID: clusterID})
+	}
+	return out
+}
+
+// infraEnvOut is ie as the API shows it.
+func infraEnvOut(ie engine.InfraEnv) InfraEnv {
+	out := InfraEnv{
+		AdditionalNtpSources: strings.Join(ie.NTPSources, ","), ClusterID: ie.ClusterID,
+		CPUArchitecture: ie.CPUArchitecture, CreatedAt: dt(ie.CreatedAt), Href: infraEnvHref(ie.ID),
+		ID: ie.ID, IgnitionConfigOverride: ie.IgnitionOverride, Kind: kindInfraEnv, Name: ie.Name,
+		PullSecretSet: ie.PullSecretRef != "", SSHAuthorizedKey: ie.SSHAuthorizedKey,
+		Type: ie.ImageType, UpdatedAt: dt(ie.UpdatedAt),
+	}
+	if ie.Proxy != nil {
+		p := *ie.Proxy
+		out.Proxy = &Proxy{HTTPProxy: &p.HTTPProxy, HTTPSProxy: &p.HTTPSProxy, NoProxy: &p.NoProxy}
+	}
+	return out
+}
+
+// hostOut is h as the API shows it.
+func hostOut(h engine.Host) *Host {
+	role := models.HostRole(h.Role)
+	if role == "" {
+		role = models.HostRoleAutoAssign
+	}
+	out := &Host{Approved: h.Approved, Host: models.Host{
+		CheckedInAt: dt(h.CheckedInAt), ClusterID: h.ClusterID, CreatedAt: dt(h.CreatedAt),
+		DiscoveryAgentVersion: h.AgentVersion, Href: hostHref(h.InfraEnvID, h.ID), ID: h.ID,
+		InfraEnvID: h.InfraEnvID, InstallationDiskID: h.InstallationDiskID,
+		Inventory: string(h.Inventory), Kind: models.HostKindHost, RegisteredAt: dt(h.CreatedAt),
+		RequestedHostname: h.RequestedHostname, Role: role, SuggestedRole: role,
+		Status: h.Status, StatusInfo: h.StatusInfo, StatusUpdatedAt: dt(h.StatusUpdatedAt),
+		UpdatedAt: dt(h.UpdatedAt), ValidationsInfo: validationsInfo(h.Validations),
+		Progress: &models.HostProgressInfo{
+			CurrentStage: models.HostStage(h.Progress.CurrentStage), ProgressInfo: h.Progress.ProgressInfo,
+			InstallationPercentage: int64(h.Progress.InstallationPercentage),
+			StageStartedAt:         dt(h.Progress.StageStartedAt), StageUpdatedAt: dt(h.Progress.StageUpdatedAt),
+		},
+	}}
+	if inv := inventoryOf(h); inv != nil {
+		for _, d := range inv.Disks {
+			if d != nil && d.ID != "" && d.ID == h.InstallationDiskID {
+				out.InstallationDiskPath = d.Path
+			}
+		}
+	}
+	return out
+}
+
+// validationsInfo is the validations_info document of stored results.
+func validationsInfo(vs []engine.Validation) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	rs := make(validation.Results, 0, len(vs))
+	for _, v := range vs {
+		rs = append(rs, validation.Result{ID: validation.ID(v.ID), Status: validation.Status(v.Status),
+			Message: v.Message, Category: validation.Category(v.Category)})
+	}
+	s, err := rs.JSON()
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// inventoryOf decodes h's inventory; nil when it has none (or it cannot
+// be decoded, which the step reply handler prevents).
+func inventoryOf(h engine.Host) *models.Inventory {
+	if len(h.Inventory) == 0 {
+		return nil
+	}
+	var inv models.Inventory
+	if err := json.Unmarshal(h.Inventory, &inv); err != nil {
+		return nil
+	}
+	return &inv
+}
+
+// eventOut is e as the API shows it.
+func eventOut(e engine.Event) Event {
+	out := Event{Category: "user", ClusterID: e.ClusterID, EventTime: dt(e.Time), HostID: e.HostID,
+		InfraEnvID: e.InfraEnvID, Message: e.Message, Name: e.Name, Severity: e.Severity}
+	if len(e.Props) > 0 {
+		if b, err := json.Marshal(e.Props); err == nil {
+			out.Props = string(b)
+		}
+	}
+	if id := e.Props["request_id"]; id != "" {
+		out.RequestID = id
+	}
+	return out
+}
+
+// clusterArch is a cluster's CPU architecture: its image set's, else
+// x86_64 (the model keeps no other).
+func clusterArch(m *engine.Model, c engine.Cluster) string {
+	if is, ok := m.ImageSet(c.ImageSetRef); ok && is.CPUArchitecture != "" {
+		return is.CPUArchitecture
+	}
+	return defaultCPUArchitecture
+}

@@ -1,0 +1,18 @@
+// Package api serves rackboot's subset of the assisted-service REST API v2
+// under /api/assisted-install/v2: clusters, infra-envs (with their
+// discovery Ignition, iPXE script and image URL), hosts (registration,
+// user updates, late binding), the agent's next-step protocol and events,
+// plus the OpenAPI document of exactly those routes.
+//
+// Paths, JSON field names and status codes follow upstream
+// (openshift/assisted-service), so that the upstream agent and tools
+// written for the v2 API work against rackbootd. Everything the handler
+// changes goes through engine.Store commands; it keeps no state of its own.
+//
+// Access: the user API needs the admin bearer token; an agent authenticates
+// with an infra-env scoped JWT (X-Secret-Key header or api_key query) and
+// may only register, read and report on hosts of that infra-env and
+// download that infra-env's files. Pull secrets are kept as engine
+// secrets, never inline in objects, and neither they nor tokens reach
+// logs, events or error text.
+package api

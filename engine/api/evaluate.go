@@ -1,0 +1,188 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
+)
+
+// hostFacts gathers what the host validations look at from the model.
+func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
+	f := validation.HostFacts{
+		ID: h.ID, Role: models.HostRole(h.Role), RequestedHostname: h.RequestedHostname,
+		Status: h.Status, Inventory: inventoryOf(h), CheckedInAt: h.CheckedInAt, Now: s.now(),
+	}
+	if ie, ok := m.InfraEnv(h.InfraEnvID); ok {
+		f.NTPSourcesConfigured = len(ie.NTPSources) > 0
+	}
+	c, ok := m.Cluster(h.ClusterID)
+	if !ok {
+		return f
+	}
+	hc := &validation.HostCluster{
+		Name: c.Name, BaseDomain: c.BaseDomain, MachineNetworks: c.MachineNetworks,
+		ServiceNetworks: c.ServiceNetworks, SingleNode: c.ControlPlaneCount == 1,
+	}
+	for _, n := range c.ClusterNetworks {
+		hc.ClusterNetworks = append(hc.ClusterNetworks, n.CIDR)
+	}
+	for o := range m.Hosts() {
+		if o.ClusterID != c.ID {
+			continue
+		}
+		hc.HostCount++
+		if o.ID == h.ID {
+			continue
+		}
+		if name := (validation.HostFacts{RequestedHostname: o.RequestedHostname, Inventory: inventoryOf(o)}).Hostname(); name != "" {
+			hc.OtherHostnames = append(hc.OtherHostnames, name)
+		}
+	}
+	f.Cluster = hc
+	return f
+}
+
+// clusterFacts gathers what the cluster validations look at.
+func clusterFacts(m *engine.Model, c engine.Cluster) validation.ClusterFacts {
+	f := validation.ClusterFacts{
+		Name: c.Name, BaseDomain: c.BaseDomain, PullSecretSet: c.PullSecretRef != "",
+		ControlPlaneCount: c.ControlPlaneCount, MachineNetworks: c.MachineNetworks,
+		ServiceNetworks: c.ServiceNetworks, APIVips: c.APIVIPs, IngressVips: c.IngressVIPs,
+	}
+	for _, n := range c.ClusterNetworks {
+		f.ClusterNetworks = append(f.ClusterNetworks, validation.ClusterNetwork{CIDR: n.CIDR, HostPrefix: n.HostPrefix})
+	}
+	for h := range m.Hosts() {
+		if h.ClusterID == c.ID {
+			f.Hosts = append(f.Hosts, validation.ClusterHost{ID: h.ID, Status: h.Status,
+				Role: models.HostRole(h.Role), Inventory: inventoryOf(h)})
+		}
+	}
+	return f
+}
+
+// hostVerdict is the outcome of evaluating a host.
+type hostVerdict struct {
+	validations []engine.Validation
+	status      string
+	info        string
+	move        bool // the status or its info changes
+}
+
+// evaluateHost runs the host validations on the model's view of host id.
+func (s *server) evaluateHost(id string) (engine.Host, hostVerdict, bool) {
+	var (
+		h  engine.Host
+		v  hostVerdict
+		ok bool
+	)
+	s.store.Read(func(m *engine.Model) {
+		if h, ok = m.Host(id); !ok {
+			return
+		}
+		rs := validation.ValidateHost(hostFacts(m, h, s), s.thresholds(m, h.ClusterID))
+		for _, r := range rs {
+			if !r.Hidden {
+				v.validations = append(v.validations, engine.Validation{ID: string(r.ID),
+					Category: string(r.Category), Status: string(r.Status), Message: r.Message})
+			}
+		}
+		st, info, moved := validation.HostStatus(h.Status, h.ClusterID != "", rs)
+		v.status, v.info = st, info
+		v.move = moved && (st != h.Status || info != h.StatusInfo)
+	})
+	return h, v, ok
+}
+
+// refreshHost re-evaluates host id, stores its validations and status and
+// records a status change as an event; then its cluster's status.
+func (s *server) refreshHost(ctx context.Context, id string) error {
+	h, v, ok := s.evaluateHost(id)
+	if !ok {
+		return fmt.Errorf("%w: host %s", ErrNotFound, id)
+	}
+	if !slices.Equal(v.validations, h.Validations) {
+		vals := v.validations
+		if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, Patch: engine.HostPatch{Validations: &vals}}); err != nil {
+			return fmt.Errorf("store validations of host %s: %w", id, err)
+		}
+	}
+	if v.move {
+		_, err := s.store.Apply(ctx, &engine.SetHostStatus{ID: id, Status: v.status, StatusInfo: v.info, From: []string{h.Status}})
+		if errors.Is(err, engine.ErrConflict) {
+			return nil // someone else moved it first; they evaluated too
+		}
+		if err != nil {
+			return fmt.Errorf("set status of host %s: %w", id, err)
+		}
+		if v.status != h.Status {
+			s.event(ctx, engine.Event{Name: "host_status_updated", Severity: severityOf(v.status),
+				Message:   fmt.Sprintf("Host %s: updated status from %s to %s (%s)", hostName(h), h.Status, v.status, v.info),
+				ClusterID: h.ClusterID, InfraEnvID: h.InfraEnvID, HostID: h.ID})
+		}
+	}
+	return s.refreshCluster(ctx, h.ClusterID)
+}
+
+// refreshCluster re-evaluates a cluster's status ("" : nothing to do).
+func (s *server) refreshCluster(ctx context.Context, id string) error {
+	if id == "" {
+		return nil
+	}
+	var (
+		c            engine.Cluster
+		st, info     string
+		ok, movement bool
+	)
+	s.store.Read(func(m *engine.Model) {
+		if c, ok = m.Cluster(id); !ok {
+			return
+		}
+		rs := validation.ValidateCluster(clusterFacts(m, c), s.thresholds(m, id))
+		st, info, movement = validation.ClusterStatus(c.Status, rs)
+	})
+	if !ok || !movement || (st == c.Status && info == c.StatusInfo) {
+		return nil
+	}
+	_, err := s.store.Apply(ctx, &engine.SetClusterStatus{ID: id, Status: st, StatusInfo: info, From: []string{c.Status}})
+	if errors.Is(err, engine.ErrConflict) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("set status of cluster %s: %w", id, err)
+	}
+	if st != c.Status {
+		s.event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "info", ClusterID: id,
+			Message: fmt.Sprintf("Updated status of the cluster to %s", st)})
+	}
+	return nil
+}
+
+func severityOf(status string) string {
+	switch status {
+	case models.HostStatusInsufficient, models.HostStatusInsufficientUnbound,
+		models.HostStatusDisconnected, models.HostStatusDisconnectedUnbound:
+		return "warning"
+	}
+	return "info"
+}
+
+// hostName is the host's name in event messages: its hostname, else id.
+func hostName(h engine.Host) string {
+	if n := (validation.HostFacts{RequestedHostname: h.RequestedHostname, Inventory: inventoryOf(h)}).Hostname(); n != "" {
+		return n
+	}
+	return h.ID
+}
+
+// event appends an event; failing to record one is logged, not fatal.
+func (s *server) event(ctx context.Context, e engine.Event) {
+	if _, err := s.store.Apply(ctx, &engine.AppendEvent{Event: e}); err != nil {
+		s.log.WarnContext(ctx, "event not recorded", "name", e.Name, "err", err)
+	}
+}

@@ -1,0 +1,120 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
+)
+
+// agentFlow registers testHostID as the agent does, follows the inventory
+// step and returns the host after its inventory.
+func agentFlow(t *testing.T, e *env, ieID string) Host {
+	t.Helper()
+	ac := e.agentConfig(ieID)
+	if ac.InfraEnvID != ieID || ac.ServiceURL != e.srv.URL || ac.Token == "" {
+		t.Fatalf("agent config %+v", ac)
+	}
+	agent := cred{agent: ac.Token}
+	var reg models.HostRegistrationResponse
+	e.must(agent, 201, "POST", "/infra-envs/"+ieID+"/hosts",
+		models.HostCreateParams{HostID: testHostID, DiscoveryAgentVersion: "rackboot-agent/test"}).decode(t, &reg)
+	if reg.NextStepRunnerCommand == nil || len(reg.NextStepRunnerCommand.Args) != 1 {
+		t.Fatalf("next_step_runner_command %+v", reg.NextStepRunnerCommand)
+	}
+	var cmd models.NextStepCmdRequest
+	if err := json.Unmarshal([]byte(reg.NextStepRunnerCommand.Args[0]), &cmd); err != nil {
+		t.Fatal(err)
+	}
+	if cmd != (models.NextStepCmdRequest{AgentVersion: "rackboot-agent/test", HostID: testHostID, InfraEnvID: ieID}) {
+		t.Errorf("runner args %+v", cmd)
+	}
+	if !strings.HasPrefix(reg.Status, models.HostStatusDiscovering) || reg.StatusInfo != validation.StatusInfoDiscovering {
+		t.Errorf("registered host is %q (%q)", reg.Status, reg.StatusInfo)
+	}
+
+	var steps models.Steps
+	path := "/infra-envs/" + ieID + "/hosts/" + testHostID + "/instructions"
+	e.must(agent, 200, "GET", path+"?timestamp=1700000000", nil).decode(t, &steps)
+	if len(steps.Instructions) != 1 || steps.Instructions[0].StepType != models.StepTypeInventory ||
+		len(steps.Instructions[0].Args) != 1 || steps.Instructions[0].Args[0] != testHostID ||
+		!strings.HasPrefix(steps.Instructions[0].StepID, "inventory-") || steps.NextInstructionSeconds != 60 {
+		t.Fatalf("steps %+v", steps)
+	}
+	e.must(agent, 204, "POST", path, models.StepReply{StepID: steps.Instructions[0].StepID,
+		StepType: models.StepTypeInventory, Output: inventory(t)})
+
+	e.must(agent, 200, "GET", path, nil).decode(t, &steps)
+	if len(steps.Instructions) != 0 || steps.NextInstructionSeconds != 60 || steps.PostStepAction != "continue" {
+		t.Errorf("steps after inventory %+v", steps)
+	}
+	var h Host
+	e.must(agent, 200, "GET", "/infra-envs/"+ieID+"/hosts/"+testHostID, nil).decode(t, &h)
+	return h
+}
+
+// checkDiscovered checks a host after its inventory: out of discovering,
+// with validations and its inventory.
+func checkDiscovered(t *testing.T, h Host, want ...string) {
+	t.Helper()
+	if !strings.Contains(strings.Join(want, " "), h.Status) {
+		t.Errorf("host status %q (%s), want one of %v", h.Status, h.StatusInfo, want)
+	}
+	info, err := validation.ParseInfo(h.ValidationsInfo)
+	if err != nil || len(info[validation.CategoryHardware]) == 0 {
+		t.Errorf("validations_info %q: %v", h.ValidationsInfo, err)
+	}
+	var inv models.Inventory
+	if err := json.Unmarshal([]byte(h.Inventory), &inv); err != nil || inv.CPU == nil || inv.CPU.Count != 2 {
+		t.Errorf("inventory not stored: %v", err)
+	}
+	if h.InstallationDiskID == "" {
+		t.Errorf("no installation disk chosen")
+	}
+}
+
+// runBoundFlow is the whole flow of a host of an infra-env bound to a
+// cluster; it returns the ids.
+func runBoundFlow(t *testing.T, e *env) (clusterID, ieID string) {
+	c := e.createCluster()
+	if c.Status != validation.ClusterStatusPendingForInput && c.Status != validation.ClusterStatusInsufficient {
+		t.Errorf("new cluster status %q", c.Status)
+	}
+	ie := e.createInfraEnv(c.ID)
+	h := agentFlow(t, e, ie.ID)
+	checkDiscovered(t, h, models.HostStatusKnown, models.HostStatusInsufficient, models.HostStatusPendingForInput)
+	if h.ClusterID != c.ID {
+		t.Errorf("host cluster %q, want %q", h.ClusterID, c.ID)
+	}
+
+	var upd Host
+	e.must(adminCred(), 201, "PATCH", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, map[string]any{
+		"approved": true, "host_role": "master", "host_name": "node-1",
+	}).decode(t, &upd)
+	if !upd.Approved || upd.Role != models.HostRoleMaster || upd.RequestedHostname != "node-1" {
+		t.Errorf("patched host approved=%t role=%q hostname=%q", upd.Approved, upd.Role, upd.RequestedHostname)
+	}
+
+	var evs []Event
+	e.must(adminCred(), 200, "GET", "/events?host_id="+testHostID, nil).decode(t, &evs)
+	names := map[string]bool{}
+	for _, ev := range evs {
+		names[ev.Name] = true
+		if ev.HostID != testHostID {
+			t.Errorf("event of host %q in a host_id query", ev.HostID)
+		}
+	}
+	for _, n := range []string{"host_registration_succeeded", "host_inventory_received", "host_status_updated", "host_updated"} {
+		if !names[n] {
+			t.Errorf("no %s event among %v", n, names)
+		}
+	}
+	return c.ID, ie.ID
+}
+
+func TestBoundFlowInMemory(t *testing.T) {
+	e := newMemEnv(t)
+	runBoundFlow(t, e)
+}

@@ -1,0 +1,250 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
+	"github.com/rackboot/rackboot/ipxe"
+)
+
+// host returns host id of infra-env ie (404 for a host of another one).
+func (s *server) host(ie, id string) (engine.Host, error) {
+	var (
+		h  engine.Host
+		ok bool
+	)
+	s.store.Read(func(m *engine.Model) { h, ok = m.Host(id) })
+	if !ok || h.InfraEnvID != ie {
+		return h, fmt.Errorf("%w: host %s in infra-env %s", ErrNotFound, id, ie)
+	}
+	return h, nil
+}
+
+func (s *server) writeHost(w http.ResponseWriter, code int, ie, id string) error {
+	h, err := s.host(ie, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, code, hostOut(h))
+	return nil
+}
+
+func (s *server) listHosts(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie := r.PathValue("infra_env_id")
+	if _, err := s.infraEnv(ie); err != nil {
+		return err
+	}
+	out := []*Host{}
+	s.store.Read(func(m *engine.Model) {
+		for h := range m.Hosts() {
+			if h.InfraEnvID == ie {
+				out = append(out, hostOut(h))
+			}
+		}
+	})
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *server) getHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	return s.writeHost(w, http.StatusOK, r.PathValue("infra_env_id"), r.PathValue("host_id"))
+}
+
+// hostRoles are the roles a user may ask for.
+func hostRoles() []string {
+	return []string{string(models.HostRoleAutoAssign), string(models.HostRoleMaster),
+		string(models.HostRoleWorker), string(models.HostRoleArbiter)}
+}
+
+func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	var p HostUpdateParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	h, err := s.host(ie, id)
+	if err != nil {
+		return err
+	}
+	patch, changes, err := s.hostPatch(h, p)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: patch}); err != nil {
+		return fmt.Errorf("update host: %w", err)
+	}
+	if len(changes) > 0 {
+		s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie,
+			HostID: id, Message: fmt.Sprintf("Host %s: %s", hostName(h), strings.Join(changes, ", "))})
+	}
+	if err := s.refreshHost(ctx, id); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusCreated, ie, id)
+}
+
+// hostPatch checks p against h and returns the engine patch and a
+// description of each change.
+func (s *server) hostPatch(h engine.Host, p HostUpdateParams) (engine.HostPatch, []string, error) {
+	var (
+		patch   engine.HostPatch
+		changes []string
+	)
+	if p.HostRole != nil {
+		if !slices.Contains(hostRoles(), *p.HostRole) {
+			return patch, nil, badRequest("host_role %q is not one of %s", clip(*p.HostRole), strings.Join(hostRoles(), ", "))
+		}
+		patch.Role = p.HostRole
+		changes = append(changes, "role set to "+*p.HostRole)
+	}
+	if p.HostName != nil {
+		if err := checkHostname(*p.HostName); err != nil {
+			return patch, nil, err
+		}
+		patch.RequestedHostname = p.HostName
+		changes = append(changes, "hostname set to "+*p.HostName)
+	}
+	if p.Approved != nil {
+		patch.Approved = p.Approved
+		changes = append(changes, fmt.Sprintf("approved set to %t", *p.Approved))
+	}
+	for _, d := range p.DisksSelectedConfig {
+		if d.ID == nil || *d.ID == "" {
+			return patch, nil, badRequest("disks_selected_config: id is required")
+		}
+		if d.Role != "install" && d.Role != "none" {
+			return patch, nil, badRequest("disks_selected_config: role %q is not install or none", clip(d.Role))
+		}
+		if d.Role != "install" {
+			continue
+		}
+		if err := s.checkDisk(h, *d.ID); err != nil {
+			return patch, nil, err
+		}
+		patch.InstallationDiskID = d.ID
+		changes = append(changes, "installation disk set to "+*d.ID)
+	}
+	return patch, changes, nil
+}
+
+// checkHostname accepts a hostname that upstream accepts and that cannot
+// inject iPXE commands.
+func checkHostname(name string) error {
+	if !validation.HostnameValid(name) {
+		return badRequest("host_name %q is not a valid hostname (%s)", clip(name), validation.HostnamePattern)
+	}
+	if err := ipxe.CheckHostname(name); err != nil {
+		return badRequest("host_name %q: %v", clip(name), err)
+	}
+	return nil
+}
+
+// checkDisk accepts an eligible disk of h's inventory.
+func (s *server) checkDisk(h engine.Host, diskID string) error {
+	var eligible []*models.Disk
+	var all []*models.Disk
+	s.store.Read(func(m *engine.Model) {
+		all, eligible = hostFacts(m, h, s).InstallationDisks(s.thresholds(m, h.ClusterID))
+	})
+	if len(all) == 0 {
+		return fmt.Errorf("%w: host %s has not reported its disks yet", ErrConflict, h.ID)
+	}
+	for _, d := range eligible {
+		if d.ID == diskID {
+			return nil
+		}
+	}
+	for _, d := range all {
+		if d.ID == diskID {
+			return badRequest("disk %s is not eligible for installation: %s", clip(diskID),
+				strings.Join(d.InstallationEligibility.NotEligibleReasons, "; "))
+		}
+	}
+	return badRequest("host %s has no disk %q", h.ID, clip(diskID))
+}
+
+func (s *server) deleteHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	h, err := s.host(ie, id)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if _, err := s.store.Apply(ctx, &engine.DeleteHost{ID: id, InfraEnvID: ie}); err != nil {
+		return fmt.Errorf("delete host: %w", err)
+	}
+	s.event(ctx, engine.Event{Name: "host_deregistered", Severity: "info", ClusterID: h.ClusterID,
+		InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: deregistered", hostName(h))})
+	if err := s.refreshCluster(ctx, h.ClusterID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	var p BindHostParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	if p.ClusterID == nil {
+		return badRequest("cluster_id is required")
+	}
+	if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
+		return err
+	}
+	env, err := s.infraEnv(ie)
+	if err != nil {
+		return err
+	}
+	h, err := s.host(ie, id)
+	if err != nil {
+		return err
+	}
+	if err := s.checkClusterArch(*p.ClusterID, env.CPUArchitecture); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if _, err := s.store.Apply(ctx, &engine.BindHost{ID: id, ClusterID: *p.ClusterID}); err != nil {
+		return fmt.Errorf("bind host: %w", err)
+	}
+	if h.ClusterID != *p.ClusterID {
+		s.event(ctx, engine.Event{Name: "host_bind_succeeded", Severity: "info", ClusterID: *p.ClusterID,
+			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: bound to cluster %s", hostName(h), *p.ClusterID)})
+	}
+	if err := s.refreshHost(ctx, id); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusOK, ie, id)
+}
+
+func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	h, err := s.host(ie, id)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if _, err := s.store.Apply(ctx, &engine.UnbindHost{ID: id}); err != nil {
+		return fmt.Errorf("unbind host: %w", err)
+	}
+	if h.ClusterID != "" {
+		s.event(ctx, engine.Event{Name: "host_unbind_succeeded", Severity: "info", ClusterID: h.ClusterID,
+			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: unbound from cluster %s", hostName(h), h.ClusterID)})
+	}
+	if err := s.refreshHost(ctx, id); err != nil {
+		return err
+	}
+	if err := s.refreshCluster(ctx, h.ClusterID); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusOK, ie, id)
+}

@@ -1,0 +1,289 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/rackboot/rackboot/boot/discovery"
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+// Image types upstream accepts.
+const (
+	imageFull    = "full-iso"
+	imageMinimal = "minimal-iso"
+)
+
+func (s *server) listInfraEnvs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	cluster := r.URL.Query().Get("cluster_id")
+	out := []InfraEnv{}
+	s.store.Read(func(m *engine.Model) {
+		for ie := range m.InfraEnvs() {
+			if cluster == "" || ie.ClusterID == cluster {
+				out = append(out, infraEnvOut(ie))
+			}
+		}
+	})
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *server) writeInfraEnv(w http.ResponseWriter, code int, id string) error {
+	ie, err := s.infraEnv(id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, code, infraEnvOut(ie))
+	return nil
+}
+
+func (s *server) infraEnv(id string) (engine.InfraEnv, error) {
+	var (
+		ie engine.InfraEnv
+		ok bool
+	)
+	s.store.Read(func(m *engine.Model) { ie, ok = m.InfraEnv(id) })
+	if !ok {
+		return ie, fmt.Errorf("%w: infra-env %s", ErrNotFound, id)
+	}
+	return ie, nil
+}
+
+func (s *server) getInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	return s.writeInfraEnv(w, http.StatusOK, r.PathValue("infra_env_id"))
+}
+
+// splitNTP splits upstream's comma-separated additional_ntp_sources.
+func splitNTP(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func checkImageType(t string) error {
+	switch t {
+	case "", imageFull, imageMinimal:
+		return nil
+	}
+	return badRequest("image_type %q is not %s or %s", clip(t), imageFull, imageMinimal)
+}
+
+// applyProxy merges p into dst.
+func applyProxy(dst *engine.Proxy, p *Proxy) {
+	if p == nil {
+		return
+	}
+	for _, f := range []struct {
+		to   *string
+		from *string
+	}{{&dst.HTTPProxy, p.HTTPProxy}, {&dst.HTTPSProxy, p.HTTPSProxy}, {&dst.NoProxy, p.NoProxy}} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
+	}
+}
+
+// checkDiscovery builds the discovery Ignition of ie with pull secret ps
+// to check every field (the Ignition override above all); the error is
+// the builder's, which holds no secret.
+func (s *server) checkDiscovery(ie engine.InfraEnv, ps string) error {
+	_, err := discovery.Build(s.discoveryInput(ie, ps, "validation-only"))
+	return err
+}
+
+func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	var p InfraEnvCreateParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	ie, ps, err := s.infraEnvFromParams(p)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if ie.ClusterID != "" {
+		if err := s.checkClusterArch(ie.ClusterID, ie.CPUArchitecture); err != nil {
+			return err
+		}
+	}
+	ie.PullSecretRef = infraEnvSecretName(ie.ID)
+	if _, err := s.store.Apply(ctx, putPullSecret(ie.PullSecretRef, ps)); err != nil {
+		return fmt.Errorf("store pull secret: %w", err)
+	}
+	if _, err := s.store.Apply(ctx, &engine.CreateInfraEnv{InfraEnv: ie}); err != nil {
+		_, _ = s.store.Apply(ctx, &engine.DeleteSecret{Name: ie.PullSecretRef})
+		return fmt.Errorf("create infra-env: %w", err)
+	}
+	s.event(ctx, engine.Event{Name: "infra_env_registration_succeeded", Severity: "info", InfraEnvID: ie.ID,
+		ClusterID: ie.ClusterID, Message: fmt.Sprintf("Registered infra env %s", ie.Name)})
+	return s.writeInfraEnv(w, http.StatusCreated, ie.ID)
+}
+
+// infraEnvFromParams checks p and returns the infra-env and pull secret.
+func (s *server) infraEnvFromParams(p InfraEnvCreateParams) (engine.InfraEnv, string, error) {
+	if p.Name == nil {
+		return engine.InfraEnv{}, "", badRequest("name is required")
+	}
+	if err := checkName("infra-env", *p.Name); err != nil {
+		return engine.InfraEnv{}, "", err
+	}
+	if p.PullSecret == nil {
+		return engine.InfraEnv{}, "", badRequest("pull_secret is required")
+	}
+	if err := checkPullSecret(*p.PullSecret); err != nil {
+		return engine.InfraEnv{}, "", err
+	}
+	if err := checkArch(p.CPUArchitecture); err != nil {
+		return engine.InfraEnv{}, "", err
+	}
+	if err := checkImageType(p.ImageType); err != nil {
+		return engine.InfraEnv{}, "", err
+	}
+	ie := engine.InfraEnv{ID: newID(), Name: *p.Name, CPUArchitecture: normArch(p.CPUArchitecture),
+		IgnitionOverride: p.IgnitionConfigOverride, ImageType: p.ImageType}
+	if ie.ImageType == "" {
+		ie.ImageType = imageFull
+	}
+	if p.ClusterID != nil && *p.ClusterID != "" {
+		if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
+			return ie, "", err
+		}
+		ie.ClusterID = *p.ClusterID
+	}
+	if p.SSHAuthorizedKey != nil {
+		ie.SSHAuthorizedKey = *p.SSHAuthorizedKey
+	}
+	if p.AdditionalNtpSources != nil {
+		ie.NTPSources = splitNTP(*p.AdditionalNtpSources)
+	}
+	if p.Proxy != nil {
+		ie.Proxy = &engine.Proxy{}
+		applyProxy(ie.Proxy, p.Proxy)
+	}
+	if err := s.checkDiscovery(ie, *p.PullSecret); err != nil {
+		return ie, "", err
+	}
+	return ie, *p.PullSecret, nil
+}
+
+// checkClusterArch refuses a cluster of another CPU architecture.
+func (s *server) checkClusterArch(clusterID, arch string) error {
+	var (
+		c    engine.Cluster
+		ok   bool
+		carc string
+	)
+	s.store.Read(func(m *engine.Model) {
+		if c, ok = m.Cluster(clusterID); ok {
+			carc = clusterArch(m, c)
+		}
+	})
+	if !ok {
+		return fmt.Errorf("%w: cluster %s", ErrNotFound, clusterID)
+	}
+	if normArch(arch) != normArch(carc) {
+		return badRequest("cpu architecture %s does not match cluster %s's %s", arch, clusterID, carc)
+	}
+	return nil
+}
+
+func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id := r.PathValue("infra_env_id")
+	var p InfraEnvUpdateParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	var (
+		ie engine.InfraEnv
+		ps string
+		ok bool
+	)
+	s.store.Read(func(m *engine.Model) {
+		if ie, ok = m.InfraEnv(id); ok {
+			ps = pullSecret(m, ie.PullSecretRef)
+		}
+	})
+	if !ok {
+		return fmt.Errorf("%w: infra-env %s", ErrNotFound, id)
+	}
+	patch, err := infraEnvPatch(&ie, &ps, p)
+	if err != nil {
+		return err
+	}
+	if err := s.checkDiscovery(ie, ps); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if p.PullSecret != nil {
+		ref := infraEnvSecretName(id)
+		if _, err := s.store.Apply(ctx, putPullSecret(ref, ps)); err != nil {
+			return fmt.Errorf("store pull secret: %w", err)
+		}
+		patch.PullSecretRef = &ref
+	}
+	if _, err := s.store.Apply(ctx, &engine.UpdateInfraEnv{ID: id, Patch: patch}); err != nil {
+		return fmt.Errorf("update infra-env: %w", err)
+	}
+	s.event(ctx, engine.Event{Name: "infra_env_updated", Severity: "info", InfraEnvID: id, ClusterID: ie.ClusterID,
+		Message: fmt.Sprintf("Infra env %s was updated", ie.Name)})
+	return s.writeInfraEnv(w, http.StatusCreated, id)
+}
+
+// infraEnvPatch applies p to ie and *ps (for checking) and returns the
+// engine patch.
+func infraEnvPatch(ie *engine.InfraEnv, ps *string, p InfraEnvUpdateParams) (engine.InfraEnvPatch, error) {
+	var patch engine.InfraEnvPatch
+	if p.PullSecret != nil {
+		if err := checkPullSecret(*p.PullSecret); err != nil {
+			return patch, err
+		}
+		*ps = *p.PullSecret
+	}
+	if p.ImageType != nil {
+		if err := checkImageType(*p.ImageType); err != nil {
+			return patch, err
+		}
+		ie.ImageType, patch.ImageType = *p.ImageType, p.ImageType
+	}
+	if p.SSHAuthorizedKey != nil {
+		ie.SSHAuthorizedKey, patch.SSHAuthorizedKey = *p.SSHAuthorizedKey, p.SSHAuthorizedKey
+	}
+	if p.IgnitionConfigOverride != nil {
+		ie.IgnitionOverride, patch.IgnitionOverride = *p.IgnitionConfigOverride, p.IgnitionConfigOverride
+	}
+	if p.AdditionalNtpSources != nil {
+		ntp := splitNTP(*p.AdditionalNtpSources)
+		ie.NTPSources, patch.NTPSources = ntp, &ntp
+	}
+	if p.Proxy != nil {
+		px := engine.Proxy{}
+		if ie.Proxy != nil {
+			px = *ie.Proxy
+		}
+		applyProxy(&px, p.Proxy)
+		ie.Proxy, patch.Proxy = &px, &px
+	}
+	return patch, nil
+}
+
+func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id := r.PathValue("infra_env_id")
+	ctx := r.Context()
+	if _, err := s.store.Apply(ctx, &engine.DeleteInfraEnv{ID: id}); err != nil {
+		return fmt.Errorf("delete infra-env: %w", err)
+	}
+	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: infraEnvSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
+		return fmt.Errorf("delete pull secret: %w", err)
+	}
+	s.event(ctx, engine.Event{Name: "infra_env_deregistered", Severity: "info", InfraEnvID: id,
+		Message: fmt.Sprintf("Deregistered infra env %s", id)})
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,119 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+// access is who may call a route.
+type access int
+
+const (
+	public   access = iota // anyone (the OpenAPI document)
+	admin                  // the admin bearer token only
+	infraEnv               // the admin, or an agent token of the path's infra-env
+)
+
+// handlerFunc serves an authenticated request; a returned error is
+// written as upstream's error document.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, p auth.Principal) error
+
+// route is one entry of the routing table (paths relative to BasePath).
+type route struct {
+	method string
+	path   string
+	access access
+	h      handlerFunc
+}
+
+// routes is the routing table; the OpenAPI document lists exactly these.
+func (s *server) routes() []route {
+	return []route{
+		{http.MethodGet, "/openapi.json", public, s.openAPI},
+		{http.MethodGet, "/clusters", admin, s.listClusters},
+		{http.MethodPost, "/clusters", admin, s.createCluster},
+		{http.MethodGet, "/clusters/{cluster_id}", admin, s.getCluster},
+		{http.MethodPatch, "/clusters/{cluster_id}", admin, s.updateCluster},
+		{http.MethodDelete, "/clusters/{cluster_id}", admin, s.deleteCluster},
+		{http.MethodGet, "/infra-envs", admin, s.listInfraEnvs},
+		{http.MethodPost, "/infra-envs", admin, s.createInfraEnv},
+		{http.MethodGet, "/infra-envs/{infra_env_id}", infraEnv, s.getInfraEnv},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}", admin, s.updateInfraEnv},
+		{http.MethodDelete, "/infra-envs/{infra_env_id}", admin, s.deleteInfraEnv},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/image-url", admin, s.imageURL},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/files", infraEnv, s.downloadFile},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts", infraEnv, s.listHosts},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts", infraEnv, s.registerHost},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}", infraEnv, s.getHost},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}", admin, s.updateHost},
+		{http.MethodDelete, "/infra-envs/{infra_env_id}/hosts/{host_id}", admin, s.deleteHost},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind", admin, s.bindHost},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind", admin, s.unbindHost},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, s.nextSteps},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, s.stepReply},
+		{http.MethodGet, "/events", admin, s.listEvents},
+	}
+}
+
+// statusWriter remembers the status code for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// wrap authenticates and authorizes a request for rt, runs it and logs
+// it (method, path without query, status, principal).
+func (s *server) wrap(rt route) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := &statusWriter{ResponseWriter: rw}
+		p, err := s.authorize(r, rt.access)
+		if err == nil {
+			err = rt.h(w, r, p)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+		attrs := append(logAttrs(r, w.code), slog.Any("principal", p))
+		level := slog.LevelDebug
+		if w.code >= 400 {
+			level = slog.LevelInfo
+		}
+		s.log.LogAttrs(r.Context(), level, "api request", attrs...)
+	})
+}
+
+// authorize returns the caller of r if it may use a route of access a.
+func (s *server) authorize(r *http.Request, a access) (auth.Principal, error) {
+	if a == public {
+		return auth.Principal{}, nil
+	}
+	p, err := auth.Authenticate(r, s.admin, s.keys)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	if a == admin && !p.IsAdmin() {
+		return p, forbidden("%s may not use this endpoint", p)
+	}
+	if a == infraEnv {
+		if err := p.AllowInfraEnv(r.PathValue("infra_env_id")); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
