@@ -111,7 +111,6 @@ func (a *app) run(ctx context.Context, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		a.usage(a.env.Stderr)
 		return usageError("no command given")
 	}
 	verb, rest := rest[0], rest[1:]

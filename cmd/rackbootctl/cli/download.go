@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -48,6 +49,10 @@ func (a *app) download(ctx context.Context, args []string) error {
 		return err
 	}
 	if out == "" || out == "-" {
+		if name == client.FileDiscoveryIgnition && isTerminal(a.env.Stdout) {
+			return usageError("the discovery Ignition holds the pull secret and an agent token: " +
+				"write it to a file with -o FILE, or pipe it")
+		}
 		_, err := c.DownloadInfraEnvFile(ctx, infraEnv, name, a.env.Stdout)
 		return err
 	}
@@ -55,6 +60,16 @@ func (a *app) download(ctx context.Context, args []string) error {
 		_, err := c.DownloadInfraEnvFile(ctx, infraEnv, name, f)
 		return err
 	})
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // writeFileAtomic writes path through a 0600 temporary file in the same

@@ -9,7 +9,9 @@ import (
 
 // hostCmd parses "<verb> host ID [flags]" with extra flags from add, and
 // returns the client and the host (found in --infra-env or by search).
-func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(fs flagSet)) (*client.Client, *client.Host, error) {
+//
+// check, when set, validates the flags before anything is asked.
+func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(fs flagSet), check func() error) (*client.Client, *client.Host, error) {
 	if _, rest, err := splitResource(verb, args, resHost); err != nil {
 		return nil, nil, err
 	} else {
@@ -28,6 +30,11 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 	if err := exactArgs(verb+" host", pos, 1, "one host ID"); err != nil {
 		return nil, nil, err
 	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, nil, err
+		}
+	}
 	c, err := a.client()
 	if err != nil {
 		return nil, nil, err
@@ -40,7 +47,7 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 }
 
 func (a *app) approve(ctx context.Context, args []string) error {
-	c, h, err := a.hostCmd(ctx, "approve", args, nil)
+	c, h, err := a.hostCmd(ctx, "approve", args, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -57,6 +64,11 @@ func (a *app) patch(ctx context.Context, args []string) error {
 		fs.StringVar(&role, "role", "", "host `role`: master, worker or auto-assign")
 		fs.StringVar(&hostname, "hostname", "", "requested `hostname`")
 		fs.StringVar(&disk, "installation-disk", "", "installation disk `ID` (from the inventory, e.g. /dev/disk/by-path/…)")
+	}, func() error {
+		if role == "" && hostname == "" && disk == "" {
+			return usageError("patch host: nothing to change (give --role, --hostname or --installation-disk)")
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -71,9 +83,6 @@ func (a *app) patch(ctx context.Context, args []string) error {
 	if disk != "" {
 		p.DisksSelectedConfig = []client.DiskConfig{{ID: disk, Role: "install"}}
 	}
-	if p.HostRole == nil && p.HostName == nil && p.DisksSelectedConfig == nil {
-		return usageError("patch host: nothing to change (give --role, --hostname or --installation-disk)")
-	}
 	if _, err := c.UpdateHost(ctx, h.InfraEnvID, h.ID, p); err != nil {
 		return fmt.Errorf("patching host %s: %w", h.ID, err)
 	}
@@ -84,12 +93,14 @@ func (a *app) bind(ctx context.Context, args []string) error {
 	var cluster string
 	c, h, err := a.hostCmd(ctx, "bind", args, func(fs flagSet) {
 		fs.StringVar(&cluster, "cluster", "", "cluster `ID` to bind to (required)")
+	}, func() error {
+		if cluster == "" {
+			return usageError("bind host needs --cluster")
+		}
+		return nil
 	})
 	if err != nil {
 		return err
-	}
-	if cluster == "" {
-		return usageError("bind host needs --cluster")
 	}
 	if _, err := c.BindHost(ctx, h.InfraEnvID, h.ID, cluster); err != nil {
 		return fmt.Errorf("binding host %s: %w", h.ID, err)
@@ -98,7 +109,7 @@ func (a *app) bind(ctx context.Context, args []string) error {
 }
 
 func (a *app) unbind(ctx context.Context, args []string) error {
-	c, h, err := a.hostCmd(ctx, "unbind", args, nil)
+	c, h, err := a.hostCmd(ctx, "unbind", args, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -114,7 +125,7 @@ func (a *app) delete(ctx context.Context, args []string) error {
 		return err
 	}
 	if res == resHost {
-		c, h, err := a.hostCmd(ctx, "delete", args, nil)
+		c, h, err := a.hostCmd(ctx, "delete", args, nil, nil)
 		if err != nil {
 			return err
 		}
