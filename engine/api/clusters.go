@@ -220,6 +220,9 @@ func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
 	ctx := r.Context()
+	if err := s.clusterInUse(id); err != nil {
+		return err
+	}
 	if _, err := s.store.Apply(ctx, &engine.DeleteCluster{ID: id}); err != nil {
 		return fmt.Errorf("delete cluster: %w", err)
 	}
@@ -230,4 +233,29 @@ func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 		Message: fmt.Sprintf("Deregistered cluster %s", id)})
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// clusterInUse refuses to delete a cluster that an infra-env or a host
+// refers to (the engine would too, after a log entry).
+func (s *server) clusterInUse(id string) error {
+	var err error
+	s.store.Read(func(m *engine.Model) {
+		if _, ok := m.Cluster(id); !ok {
+			err = fmt.Errorf("%w: cluster %s", ErrNotFound, id)
+			return
+		}
+		for ie := range m.InfraEnvs() {
+			if ie.ClusterID == id {
+				err = fmt.Errorf("%w: cluster %s is used by infra-env %s", ErrConflict, id, ie.ID)
+				return
+			}
+		}
+		for h := range m.Hosts() {
+			if h.ClusterID == id {
+				err = fmt.Errorf("%w: cluster %s still has hosts (unbind them first)", ErrConflict, id)
+				return
+			}
+		}
+	})
+	return err
 }

@@ -128,7 +128,7 @@ func (e *env) do(c cred, method, path string, body any) resp {
 		}
 		rd = bytes.NewReader(data)
 	}
-	u := e.srv.URL + path
+	u := path
 	if !strings.HasPrefix(path, "http") {
 		u = e.srv.URL + BasePath + path
 	}
@@ -198,7 +198,7 @@ func (e *env) createCluster() Cluster {
 func (e *env) createInfraEnv(clusterID string) InfraEnv {
 	e.t.Helper()
 	body := map[string]any{"name": "ie1", "pull_secret": testPullSecret,
-		"ssh_authorized_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGbL9VvJ3+u4pqVBFhLvhZhvKQnMrVHu+g6L5h9m3N8c test@rack",
+		"ssh_authorized_key":     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGbL9VvJ3+u4pqVBFhLvhZhvKQnMrVHu+g6L5h9m3N8c test@rack",
 		"additional_ntp_sources": "ntp.example.com"}
 	if clusterID != "" {
 		body["cluster_id"] = clusterID
@@ -244,4 +244,3 @@ func inventory(t *testing.T) string {
 	}
 	return string(b)
 }
-

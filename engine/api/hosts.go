@@ -232,6 +232,13 @@ func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	if err != nil {
 		return err
 	}
+	env, err := s.infraEnv(ie)
+	if err != nil {
+		return err
+	}
+	if env.ClusterID != "" {
+		return fmt.Errorf("%w: host %s: infra-env %s is bound to cluster %s", ErrConflict, id, ie, env.ClusterID)
+	}
 	ctx := r.Context()
 	if _, err := s.store.Apply(ctx, &engine.UnbindHost{ID: id}); err != nil {
 		return fmt.Errorf("unbind host: %w", err)

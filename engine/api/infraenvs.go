@@ -276,6 +276,17 @@ func infraEnvPatch(ie *engine.InfraEnv, ps *string, p InfraEnvUpdateParams) (eng
 func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("infra_env_id")
 	ctx := r.Context()
+	var hosts int
+	s.store.Read(func(m *engine.Model) {
+		for h := range m.Hosts() {
+			if h.InfraEnvID == id {
+				hosts++
+			}
+		}
+	})
+	if hosts > 0 {
+		return fmt.Errorf("%w: infra-env %s still has hosts (%d)", ErrConflict, id, hosts)
+	}
 	if _, err := s.store.Apply(ctx, &engine.DeleteInfraEnv{ID: id}); err != nil {
 		return fmt.Errorf("delete infra-env: %w", err)
 	}
