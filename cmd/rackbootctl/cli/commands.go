@@ -16,6 +16,7 @@ type command func(ctx context.Context, args []string) error
 func (a *app) commands() map[string]command {
 	return map[string]command{
 		"get":       a.get,
+		"describe":  a.describe,
 		"create":    a.create,
 		"delete":    a.delete,
 		"approve":   a.approve,
@@ -89,6 +90,7 @@ Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [-v] COMMAND ...
 Commands:
   get clusters|infra-envs|hosts|events [ID] [-o table|wide|json|yaml] [-w]
         hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
+  describe host ID [--infra-env ID]     (fields, inventory, validations)
   create cluster --name N --version V [--base-domain D] [--control-plane-count N]
         [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP] ...
   create infra-env --name N --pull-secret-file F [--cluster ID] [--ssh-key-file F]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+	"github.com/rackboot/rackboot/cmd/rackbootctl/output"
 )
 
 // hostCmd parses "<verb> host ID [flags]" with extra flags from add, and
@@ -44,6 +45,14 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 		return nil, nil, fmt.Errorf("host %s: %w", pos[0], err)
 	}
 	return c, h, nil
+}
+
+func (a *app) describe(ctx context.Context, args []string) error {
+	_, h, err := a.hostCmd(ctx, "describe", args, nil, nil)
+	if err != nil {
+		return err
+	}
+	return output.DescribeHost(a.env.Stdout, h)
 }
 
 func (a *app) approve(ctx context.Context, args []string) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // ErrNoAgentConfig: a discovery Ignition without the agent's config.
@@ -80,11 +81,46 @@ func AgentConfig(ign []byte) (discovery.AgentConfig, error) {
 	return ac, ErrNoAgentConfig
 }
 
+// agentClient is the agent's protocol client for ac.
+func agentClient(ac discovery.AgentConfig) (*protocol.Client, error) {
+	return protocol.New(protocol.Config{URL: ac.ServiceURL, InfraEnvID: ac.InfraEnvID, Token: ac.Token,
+		AgentVersion: "rackbootctl-test"})
+}
+
+// PostInventory answers hostID's inventory step with inv, the way
+// rackboot-agent does: it asks for its next steps and replies to the
+// inventory step.
+func PostInventory(ctx context.Context, ac discovery.AgentConfig, hostID string, inv *models.Inventory) error {
+	c, err := agentClient(ac)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	steps, err := c.NextSteps(ctx, hostID, time.Now())
+	if err != nil {
+		return err
+	}
+	stepID := ""
+	for _, st := range steps.Instructions {
+		if st.StepType == models.StepTypeInventory {
+			stepID = st.StepID
+		}
+	}
+	if stepID == "" {
+		return fmt.Errorf("testserver: host %s was not asked for its inventory", hostID)
+	}
+	out, err := json.Marshal(inv)
+	if err != nil {
+		return err
+	}
+	return c.PostReply(ctx, hostID, &models.StepReply{StepType: models.StepTypeInventory, StepID: stepID, Output: string(out)})
+}
+
 // Register registers hostID the way rackboot-agent does, with the
 // service URL, infra-env and token of ac.
 func Register(ctx context.Context, ac discovery.AgentConfig, hostID string) error {
-	c, err := protocol.New(protocol.Config{URL: ac.ServiceURL, InfraEnvID: ac.InfraEnvID, Token: ac.Token,
-		AgentVersion: "rackbootctl-test"})
+	c, err := agentClient(ac)
 	if err != nil {
 		return err
 	}
