@@ -1,0 +1,216 @@
+package bootsel
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/rackboot/rackboot/boot"
+	"github.com/rackboot/rackboot/boot/discovery"
+	"github.com/rackboot/rackboot/boot/ignition"
+	"github.com/rackboot/rackboot/boot/nmstate"
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/ipxe"
+)
+
+// discoveryArgs are the kernel arguments the discovery image needs on top
+// of its profile's command line: Ignition runs on this (first) boot and
+// takes config.ign from the initrd, on bare metal. A profile that already
+// sets one of them keeps its own value.
+var discoveryArgs = []string{"ignition.firstboot", "ignition.platform.id=metal"}
+
+// inputs is what one host's discovery config is made of, read from the
+// model under its lock.
+type inputs struct {
+	ie         engine.InfraEnv
+	pullSecret string
+	secretRev  uint64
+	nmstate    []engine.NMStateConfig // selected by ie and listing the MAC
+	profile    string                 // the image set's profile name
+}
+
+// discovery builds the boot choice of mac under decision d.
+func (s *Selector) discovery(ctx context.Context, mac net.HardwareAddr, d Decision) (boot.Choice, error) {
+	in, ok := s.read(d.InfraEnvID, mac)
+	if !ok { // deleted since Decide
+		return boot.Choice{}, fmt.Errorf("%w %s: infra-env %s no longer exists", boot.ErrNoBoot, mac, d.InfraEnvID)
+	}
+	prof, err := s.profile(in)
+	if err != nil {
+		return boot.Choice{}, err
+	}
+	cmdline, err := kernelArgs(prof.Cmdline)
+	if err != nil {
+		return boot.Choice{}, fmt.Errorf("infra-env %s, profile %q: %w", in.ie.ID, prof.Name, err)
+	}
+	ign, err := s.ignition(in, d.Hostname)
+	if err != nil {
+		return boot.Choice{}, err
+	}
+	s.log.DebugContext(ctx, "discovery boot", "mac", mac.String(), "host", d.HostID,
+		"infra_env", in.ie.ID, "source", string(d.Source), "profile", prof.Name)
+	return boot.Choice{
+		Action: boot.ActionBoot, Profile: prof.Name, Hostname: d.Hostname,
+		Kernel: prof.Kernel, Initrd: prof.Initrd, Cmdline: cmdline, Ignition: ign,
+	}, nil
+}
+
+// read gathers the inputs of infra-env id for mac.
+func (s *Selector) read(id string, mac net.HardwareAddr) (inputs, bool) {
+	var (
+		in inputs
+		ok bool
+	)
+	k, _ := keyOf(mac)
+	s.opts.Store.Read(func(m *engine.Model) {
+		if in.ie, ok = m.InfraEnv(id); !ok {
+			return
+		}
+		in.pullSecret, in.secretRev = m.PullSecret(in.ie.PullSecretRef)
+		in.profile = imageProfile(m, in.ie)
+		s.index.lookup(m, func(ix *macIndex) {
+			for _, name := range ix.nmstate[k] {
+				if n, ok := m.NMStateConfig(name); ok && selects(in.ie.StaticNetworkSelector, n.Labels) {
+					in.nmstate = append(in.nmstate, n)
+				}
+			}
+		})
+	})
+	slices.SortFunc(in.nmstate, func(a, b engine.NMStateConfig) int { return strings.Compare(a.Name, b.Name) })
+	return in, ok
+}
+
+// imageProfile is the boot profile named by the infra-env's image set: its
+// cluster's image set, else the first image set (by name) of its CPU
+// architecture that names a profile; "" when none does.
+func imageProfile(m *engine.Model, ie engine.InfraEnv) string {
+	if c, ok := m.Cluster(ie.ClusterID); ok {
+		if is, ok := m.ImageSet(c.ImageSetRef); ok && is.Profile != "" {
+			return is.Profile
+		}
+	}
+	arch := normArch(ie.CPUArchitecture)
+	for is := range m.ImageSets() {
+		if is.Profile != "" && normArch(is.CPUArchitecture) == arch {
+			return is.Profile
+		}
+	}
+	return ""
+}
+
+// normArch folds upstream's architecture aliases; empty is x86_64.
+func normArch(a string) string {
+	switch a {
+	case "", "amd64":
+		return "x86_64"
+	case "aarch64":
+		return "arm64"
+	}
+	return a
+}
+
+// profile resolves the infra-env's profile, or the default profile.
+func (s *Selector) profile(in inputs) (boot.Profile, error) {
+	name := in.profile
+	if name == "" {
+		name = s.opts.DefaultProfile
+	}
+	if name == "" {
+		return boot.Profile{}, fmt.Errorf("%w: infra-env %s: no image set names a boot profile and no default profile is configured",
+			ErrNoImage, in.ie.ID)
+	}
+	p, ok := s.opts.Profiles.Profile(name)
+	if !ok {
+		return boot.Profile{}, fmt.Errorf("%w: infra-env %s: boot profile %q is not configured", ErrNoImage, in.ie.ID, name)
+	}
+	return p, nil
+}
+
+// kernelArgs is the profile's command line plus the discovery arguments it
+// does not set, checked for iPXE safety.
+func kernelArgs(base string) (string, error) {
+	args := strings.Fields(base)
+	for _, a := range discoveryArgs {
+		key, _, _ := strings.Cut(a, "=")
+		if !slices.ContainsFunc(args, func(x string) bool { k, _, _ := strings.Cut(x, "="); return k == key }) {
+			args = append(args, a)
+		}
+	}
+	cmdline := strings.Join(args, " ")
+	if err := ipxe.CheckKernelArgs(cmdline); err != nil {
+		return "", fmt.Errorf("kernel arguments: %w", err)
+	}
+	return cmdline, nil
+}
+
+// ignition returns the host's config.ign, from the cache when nothing it
+// is made of changed.
+func (s *Selector) ignition(in inputs, hostname string) ([]byte, error) {
+	token, kid, err := s.tokens.get(in.ie.ID)
+	if err != nil {
+		return nil, fmt.Errorf("infra-env %s: agent token: %w", in.ie.ID, err)
+	}
+	key := cacheKey{infraEnv: in.ie.ID, ieRev: in.ie.Revision, secretRev: in.secretRev,
+		nmstate: nmstateKey(in.nmstate), hostname: hostname, kid: kid}
+	if ign, ok := s.cache.get(key); ok {
+		return ign, nil
+	}
+	ign, err := s.build(in, token, hostname)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(key, ign)
+	return ign, nil
+}
+
+func nmstateKey(ns []engine.NMStateConfig) string {
+	var b strings.Builder
+	for _, n := range ns {
+		fmt.Fprintf(&b, "%s@%d;", n.Name, n.Revision)
+	}
+	return b.String()
+}
+
+// build makes the discovery config of in with the agent token, then adds
+// the hostname part.
+func (s *Selector) build(in inputs, token, hostname string) ([]byte, error) {
+	din := discovery.Input{
+		ServiceURL: s.opts.ServiceURL, InfraEnvID: in.ie.ID, AgentToken: token,
+		PullSecret: in.pullSecret, SSHAuthorizedKey: in.ie.SSHAuthorizedKey,
+		NTPSources: in.ie.NTPSources, IgnitionOverride: in.ie.IgnitionOverride,
+		MaxSize: s.opts.MaxIgnition,
+	}
+	if p := in.ie.Proxy; p != nil {
+		din.Proxy = discovery.Proxy{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
+	}
+	for _, n := range in.nmstate {
+		din.StaticNetwork = append(din.StaticNetwork, staticNetwork(n))
+	}
+	raw, err := discovery.Build(din)
+	if err != nil {
+		return nil, fmt.Errorf("discovery config of infra-env %s: %w", in.ie.ID, err)
+	}
+	if hostname == "" {
+		return raw, nil
+	}
+	cfg, err := ignition.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("discovery config of infra-env %s: %w", in.ie.ID, err)
+	}
+	out, err := cfg.ForHost(hostname)
+	if err != nil {
+		return nil, fmt.Errorf("discovery config of infra-env %s: %w", in.ie.ID, err)
+	}
+	return out, nil
+}
+
+// staticNetwork is an NMState config as one static_network_config entry.
+func staticNetwork(n engine.NMStateConfig) nmstate.HostStaticNetworkConfig {
+	h := nmstate.HostStaticNetworkConfig{NetworkYAML: n.Config}
+	for _, i := range n.Interfaces {
+		h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
+	}
+	return h
+}

@@ -1,0 +1,89 @@
+package bootsel
+
+import (
+	"sync"
+
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+// cacheKey names everything a host's config.ign is made of: the
+// infra-env's revision (any change to it — SSH key, proxy, override,
+// selector — is a new revision), the pull secret's revision, the selected
+// NMState configs and their revisions, the hostname and the signing key.
+// Hosts with no per-host part share one entry per infra-env.
+type cacheKey struct {
+	infraEnv  string
+	ieRev     uint64
+	secretRev uint64
+	nmstate   string
+	hostname  string
+	kid       string
+}
+
+// cache keeps built configs; it forgets everything when it reaches its
+// limit, and entries of old revisions simply stop being asked for.
+type cache struct {
+	mu    sync.Mutex
+	limit int
+	m     map[cacheKey][]byte
+}
+
+func newCache(limit int) *cache { return &cache{limit: limit, m: map[cacheKey][]byte{}} }
+
+func (c *cache) get(k cacheKey) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *cache) put(k cacheKey, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.limit {
+		clear(c.m)
+	}
+	c.m[k] = v
+}
+
+// len is the number of entries (for tests).
+func (c *cache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// tokenCache signs one agent token per infra-env and signing key, so a
+// boot storm signs once per infra-env rather than once per request.
+type tokenCache struct {
+	keys *auth.KeyRing
+	mu   sync.Mutex
+	m    map[[2]string]string // {infra-env, kid} → token
+}
+
+func newTokenCache(keys *auth.KeyRing) *tokenCache {
+	return &tokenCache{keys: keys, m: map[[2]string]string{}}
+}
+
+// get returns the agent token of infra-env id and the kid that signed it.
+func (t *tokenCache) get(id string) (token, kid string, err error) {
+	kid = t.keys.ActiveKID()
+	k := [2]string{id, kid}
+	t.mu.Lock()
+	token, ok := t.m[k]
+	t.mu.Unlock()
+	if ok {
+		return token, kid, nil
+	}
+	token, err = t.keys.Sign(auth.Claims{InfraEnvID: id, Subject: "agent"})
+	if err != nil {
+		return "", "", err
+	}
+	t.mu.Lock()
+	if len(t.m) >= 1024 {
+		clear(t.m)
+	}
+	t.m[k] = token
+	t.mu.Unlock()
+	return token, kid, nil
+}

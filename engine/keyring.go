@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+// KeyRingSecret is the name of the Secret holding the key ring that signs
+// agent tokens and path tokens; its data key KeyRingDataKey holds
+// auth.KeyRing.Marshal's JSON. Every appliance of a rack reads the same
+// ring from the replicated state, so a token one signs verifies on all.
+const (
+	KeyRingSecret  = "rackboot-signing-keys"
+	KeyRingDataKey = "keyring.json"
+)
+
+// ErrNoKeyRing: the store holds no key ring and this node may not create
+// one (it is not the leader) before ctx ended.
+var ErrNoKeyRing = errors.New("engine: no signing key ring in the state")
+
+// LoadKeyRing returns the key ring kept in st as the Secret KeyRingSecret.
+// When there is none the leader creates it (one fresh key) and stores it;
+// a follower waits for the leader's. It is the one way rackbootd gets its
+// ring: the API and the boot services share the *auth.KeyRing it returns.
+// The ring read back from the store is returned, so two callers racing to
+// create it end up with the stored one. Errors never contain key material.
+func LoadKeyRing(ctx context.Context, st Store, opts ...auth.Option) (*auth.KeyRing, error) {
+	sub, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := st.Subscribe(sub) // before reading, so the leader's write is not missed
+	for {
+		if err := st.Barrier(ctx); err != nil {
+			return nil, fmt.Errorf("load key ring: %w", err)
+		}
+		data, ok := readKeyRing(st)
+		if ok {
+			return unmarshalRing(data, opts)
+		}
+		if st.Leader() {
+			if err := createKeyRing(ctx, st, opts); err != nil {
+				return nil, err
+			}
+			continue // read back what was stored
+		}
+		closed, err := waitForSecret(ctx, ch)
+		if err != nil {
+			return nil, err
+		}
+		if closed {
+			ch = st.Subscribe(sub)
+		}
+	}
+}
+
+// SaveKeyRing stores k (after Rotate or Retire) as the Secret
+// KeyRingSecret, so every appliance verifies and signs with it.
+func SaveKeyRing(ctx context.Context, st Store, k *auth.KeyRing) error {
+	data, err := k.Marshal()
+	if err != nil {
+		return fmt.Errorf("save key ring: %w", err)
+	}
+	_, err = st.Apply(ctx, &PutSecret{Secret: Secret{
+		Name: KeyRingSecret, Type: "signing-keys", Data: map[string][]byte{KeyRingDataKey: data},
+	}})
+	if err != nil {
+		return fmt.Errorf("save key ring: %w", err)
+	}
+	return nil
+}
+
+func readKeyRing(st Store) ([]byte, bool) {
+	var (
+		data []byte
+		ok   bool
+	)
+	st.Read(func(m *Model) {
+		var s Secret
+		if s, ok = m.Secret(KeyRingSecret); ok {
+			data, ok = s.Data[KeyRingDataKey]
+		}
+	})
+	return data, ok
+}
+
+func unmarshalRing(data []byte, opts []auth.Option) (*auth.KeyRing, error) {
+	k, err := auth.UnmarshalKeyRing(data, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("load key ring from secret %s: %w", KeyRingSecret, err)
+	}
+	if k.ActiveKID() == "" {
+		return nil, fmt.Errorf("load key ring from secret %s: %w: it holds no key", KeyRingSecret, ErrNoKeyRing)
+	}
+	return k, nil
+}
+
+func createKeyRing(ctx context.Context, st Store, opts []auth.Option) error {
+	k := auth.NewKeyRing(opts...)
+	if _, err := k.Generate(); err != nil {
+		return fmt.Errorf("create key ring: %w", err)
+	}
+	return SaveKeyRing(ctx, st, k)
+}
+
+// waitForSecret returns when a change to KeyRingSecret (or a whole new
+// model) arrives, or the feed closes (closed: subscribe again); then the
+// caller re-reads.
+func waitForSecret(ctx context.Context, ch <-chan Change) (closed bool, err error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return false, fmt.Errorf("%w: %w", ErrNoKeyRing, ctx.Err())
+		case c, ok := <-ch:
+			if !ok {
+				return true, nil
+			}
+			if c.Kind == KindAll || c.Kind == KindSecret && c.ID == KeyRingSecret {
+				return false, nil
+			}
+		}
+	}
+}
