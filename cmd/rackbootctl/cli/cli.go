@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -52,14 +51,15 @@ type Env struct {
 
 // globals are the flags every verb accepts.
 type globals struct {
-	url, token, dataDir string
-	verbose             bool
+	url, token, dataDir, config string
+	verbose                     bool
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.url, "url", g.url, "rackbootd API base `URL` (env RACKBOOT_URL)")
+	fs.StringVar(&g.url, "url", g.url, "rackbootd API base `URL` (env RACKBOOT_URL; default "+DefaultURL+")")
 	fs.StringVar(&g.token, "token", g.token, "admin `token` (env RACKBOOT_TOKEN; default: read <data-dir>/admin-token)")
-	fs.StringVar(&g.dataDir, "data-dir", g.dataDir, "rackbootd data `dir`ectory holding admin-token")
+	fs.StringVar(&g.dataDir, "data-dir", g.dataDir, "rackbootd data `dir`ectory holding admin-token (default "+DefaultDataDir+")")
+	fs.StringVar(&g.config, "config", g.config, "config `file` (env RACKBOOT_CONFIG; default ~/.config/rackboot/rackbootctl.toml)")
 	fs.BoolVar(&g.verbose, "v", g.verbose, "log each request (method, path, status) to stderr")
 }
 
@@ -67,6 +67,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 type app struct {
 	env Env
 	g   globals
+	cfg *fileConfig // loaded on first use
 	api *client.Client
 }
 
@@ -86,10 +87,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
 	}
-	a := &app{env: env, g: globals{url: DefaultURL, dataDir: DefaultDataDir}}
-	if v := env.Getenv("RACKBOOT_URL"); v != "" {
-		a.g.url = v
-	}
+	a := &app{env: env}
 	err := a.run(ctx, args)
 	switch {
 	case err == nil:
@@ -100,7 +98,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "error: %v\nRun 'rackbootctl help' for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
 		return ExitUsage
 	}
-	fmt.Fprintf(env.Stderr, "error: %v\n", explain(err, a.g.url))
+	url, _ := a.serverURL()
+	fmt.Fprintf(env.Stderr, "error: %v\n", explain(err, url))
 	return ExitError
 }
 
@@ -165,7 +164,11 @@ func (a *app) client() (*client.Client, error) {
 }
 
 func (a *app) newClient(tok string) (*client.Client, error) {
-	cfg := client.Config{URL: a.g.url, Token: tok, HTTP: a.env.HTTP, UserAgent: "rackbootctl/" + a.env.Version}
+	url, err := a.serverURL()
+	if err != nil {
+		return nil, err
+	}
+	cfg := client.Config{URL: url, Token: tok, HTTP: a.env.HTTP, UserAgent: "rackbootctl/" + a.env.Version}
 	if a.g.verbose {
 		cfg.Log = slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -177,7 +180,8 @@ func (a *app) newClient(tok string) (*client.Client, error) {
 	return c, nil
 }
 
-// findToken is --token, else RACKBOOT_TOKEN, else <data-dir>/admin-token.
+// findToken is --token, else RACKBOOT_TOKEN, else the config file's
+// token, else the token file (see tokenPath).
 func (a *app) findToken() (string, error) {
 	if a.g.token != "" {
 		return a.g.token, nil
@@ -185,7 +189,14 @@ func (a *app) findToken() (string, error) {
 	if t := strings.TrimSpace(a.env.Getenv("RACKBOOT_TOKEN")); t != "" {
 		return t, nil
 	}
-	path := filepath.Join(a.g.dataDir, tokenFile)
+	c, err := a.loadConfig()
+	if err != nil {
+		return "", err
+	}
+	if c.Token != "" {
+		return c.Token, nil
+	}
+	path := a.tokenPath(c)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("%w: --token and RACKBOOT_TOKEN are not set and %s cannot be read (%w)",

@@ -85,7 +85,7 @@ func (a *app) help(_ context.Context, _ []string) error {
 func (a *app) usage(w io.Writer) {
 	fmt.Fprint(w, `rackbootctl talks to rackbootd's REST API (/api/assisted-install/v2).
 
-Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [-v] COMMAND ...
+Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [--config FILE] [-v] COMMAND ...
 
 Commands:
   get clusters|infra-envs|hosts|events [ID] [-o table|wide|json|yaml] [-w]
@@ -104,9 +104,12 @@ Commands:
   image-url INFRA-ENV-ID
   version
 
-The server is --url, else RACKBOOT_URL, else `+DefaultURL+`.
-The admin token is --token, else RACKBOOT_TOKEN, else <data-dir>/admin-token
-(data-dir `+DefaultDataDir+`). Pull secret files may be "-" for standard input.
+The server is --url, else RACKBOOT_URL, else the config file's url, else
+`+DefaultURL+`. The admin token is --token, else RACKBOOT_TOKEN, else the config
+file's token, else the file <data-dir>/admin-token (--data-dir, else the config's
+token_file or data_dir, else `+DefaultDataDir+`). The config file is --config,
+else RACKBOOT_CONFIG, else ~/.config/rackboot/rackbootctl.toml (TOML: url,
+token, token_file, data_dir). Pull secret files may be "-" for standard input.
 Run 'rackbootctl COMMAND RESOURCE -h' for the flags of a command.
 Exit codes: 0 ok, 1 the server or the network refused, 2 usage error.
 `)
