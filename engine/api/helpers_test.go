@@ -50,7 +50,7 @@ func (s *syncBuffer) String() string {
 
 // env is one API under test over real HTTP.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	store engine.Store
 	srv   *httptest.Server
 	logs  *syncBuffer
@@ -59,7 +59,7 @@ type env struct {
 	seen *syncBuffer
 }
 
-func newEnv(t *testing.T, store engine.Store) *env {
+func newEnv(t testing.TB, store engine.Store) *env {
 	t.Helper()
 	keys := auth.NewKeyRing()
 	if _, err := keys.Generate(); err != nil {
@@ -87,7 +87,7 @@ func newEnv(t *testing.T, store engine.Store) *env {
 	return &env{t: t, store: store, srv: srv, logs: logs, keys: keys, seen: &syncBuffer{}}
 }
 
-func newMemEnv(t *testing.T) *env { return newEnv(t, enginetest.NewStore()) }
+func newMemEnv(t testing.TB) *env { return newEnv(t, enginetest.NewStore()) }
 
 // resp is one answer.
 type resp struct {
@@ -96,7 +96,7 @@ type resp struct {
 	hdr  http.Header
 }
 
-func (r resp) decode(t *testing.T, v any) {
+func (r resp) decode(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decode %s: %v", r.body, err)
