@@ -44,7 +44,8 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
 			out.ReadyHostCount++
 		}
 	}
-	if info, err := validation.ValidateCluster(clusterFacts(m, c), s.thresholds(m, c.ID)).JSON(); err == nil {
+	t := s.thresholds(m, c.ID)
+	if info, err := validation.ValidateCluster(clusterFacts(m, c, &t), t).JSON(); err == nil {
 		out.ValidationsInfo = info
 	}
 	return out

@@ -44,11 +44,13 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 		}
 	}
 	f.Cluster = hc
+	f.SuggestedRole = validation.SuggestRoles(clusterFacts(m, c, nil), s.thresholds(m, c.ID))[h.ID]
 	return f
 }
 
-// clusterFacts gathers what the cluster validations look at.
-func clusterFacts(m *engine.Model, c engine.Cluster) validation.ClusterFacts {
+// clusterFacts gathers what the cluster validations look at. With t, the
+// roles of auto-assign hosts are the ones SuggestRoles gives them.
+func clusterFacts(m *engine.Model, c engine.Cluster, t *validation.Thresholds) validation.ClusterFacts {
 	f := validation.ClusterFacts{
 		Name: c.Name, BaseDomain: c.BaseDomain, PullSecretSet: c.PullSecretRef != "",
 		ControlPlaneCount: c.ControlPlaneCount, MachineNetworks: c.MachineNetworks,
@@ -63,7 +65,39 @@ func clusterFacts(m *engine.Model, c engine.Cluster) validation.ClusterFacts {
 				Role: models.HostRole(h.Role), Inventory: inventoryOf(h)})
 		}
 	}
+	if t != nil {
+		suggested := validation.SuggestRoles(f, *t)
+		for i, h := range f.Hosts {
+			if r, ok := suggested[h.ID]; ok {
+				f.Hosts[i].Role = r
+			}
+		}
+	}
 	return f
+}
+
+// autoMachineNetwork sets the machine network of a cluster that has an
+// API VIP but no machine network to the network of the host interface
+// holding the VIP, as upstream calculates it.
+func (s *server) autoMachineNetwork(ctx context.Context, clusterID string) error {
+	var cidr string
+	s.store.Read(func(m *engine.Model) {
+		c, ok := m.Cluster(clusterID)
+		if !ok || len(c.MachineNetworks) > 0 || len(c.APIVIPs) == 0 {
+			return
+		}
+		cidr, _ = validation.CalculateMachineCIDR(c.APIVIPs[0], clusterFacts(m, c, nil).Hosts)
+	})
+	if cidr == "" {
+		return nil
+	}
+	nets := []string{cidr}
+	if _, err := s.store.Apply(ctx, &engine.UpdateCluster{ID: clusterID, Patch: engine.ClusterPatch{MachineNetworks: &nets}}); err != nil {
+		return fmt.Errorf("set machine network of cluster %s: %w", clusterID, err)
+	}
+	s.event(ctx, engine.Event{Name: "cluster_machine_network_set", Severity: "info", ClusterID: clusterID,
+		Message: fmt.Sprintf("Machine network of the cluster set to %s (from the API VIP)", cidr)})
+	return nil
 }
 
 // hostVerdict is the outcome of evaluating a host.
@@ -102,6 +136,16 @@ func (s *server) evaluateHost(id string) (engine.Host, hostVerdict, bool) {
 // refreshHost re-evaluates host id, stores its validations and status and
 // records a status change as an event; then its cluster's status.
 func (s *server) refreshHost(ctx context.Context, id string) error {
+	var clusterID string
+	s.store.Read(func(m *engine.Model) {
+		h, _ := m.Host(id)
+		clusterID = h.ClusterID
+	})
+	if clusterID != "" {
+		if err := s.autoMachineNetwork(ctx, clusterID); err != nil {
+			return err
+		}
+	}
 	h, v, ok := s.evaluateHost(id)
 	if !ok {
 		return fmt.Errorf("%w: host %s", ErrNotFound, id)
@@ -143,7 +187,8 @@ func (s *server) refreshCluster(ctx context.Context, id string) error {
 		if c, ok = m.Cluster(id); !ok {
 			return
 		}
-		rs := validation.ValidateCluster(clusterFacts(m, c), s.thresholds(m, id))
+		t := s.thresholds(m, id)
+		rs := validation.ValidateCluster(clusterFacts(m, c, &t), t)
 		st, info, movement = validation.ClusterStatus(c.Status, rs)
 	})
 	if !ok || !movement || (st == c.Status && info == c.StatusInfo) {
