@@ -107,7 +107,7 @@ func newEnv(t *testing.T, opt func(*bootsel.Options)) *env {
 	e.keys = keys
 	opts := bootsel.Options{
 		Store: e.st, Keys: keys, ServiceURL: service,
-		Profiles: bootsel.NewProfileMap([]boot.Profile{{Name: "discovery", Kernel: e.kernel, Initrd: e.initrd, Cmdline: "console=ttyS0"}}),
+		Profiles:     bootsel.NewProfileMap([]boot.Profile{{Name: "discovery", Kernel: e.kernel, Initrd: e.initrd, Cmdline: "console=ttyS0"}}),
 		Reservations: []bootsel.Reservation{{MAC: mac(t, resMAC), InfraEnv: "rack-b", Hostname: "worker-7"}},
 		Log:          slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
