@@ -96,7 +96,7 @@ func cleanReason(s, token string) string {
 		return r
 	}, s)
 	if len(s) > maxReason {
-		s = s[:maxReason] + "…"
+		s = strings.ToValidUTF8(s[:maxReason], "") + "…" // the cut may split a rune
 	}
 	return strings.TrimSpace(s)
 }
