@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rackboot/rackboot/cmd/rackbootctl/cli"
 	"github.com/rackboot/rackboot/cmd/rackbootctl/internal/testserver"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -28,7 +29,9 @@ func TestDescribeHost(t *testing.T) {
 		SystemVendor: &models.SystemVendor{Manufacturer: "QEMU", ProductName: "Standard PC", Virtual: true},
 		Boot:         &models.Boot{CurrentBootMode: models.BootModeBIOS},
 		Disks: []*models.Disk{{ID: "/dev/disk/by-path/pci-0000:00:05.0", Name: "vda", Path: "/dev/vda",
-			DriveType: models.DriveTypeHDD, SizeBytes: 10 << 30, ByPath: "/dev/disk/by-path/pci-0000:00:05.0"}},
+			DriveType: models.DriveTypeHDD, SizeBytes: 10 << 30, ByPath: "/dev/disk/by-path/pci-0000:00:05.0"},
+			{ID: "/dev/disk/by-path/pci-0000:00:06.0", Name: "vdb", Path: "/dev/vdb", DriveType: models.DriveTypeSSD,
+				SizeBytes: 200 << 30, ByPath: "/dev/disk/by-path/pci-0000:00:06.0"}},
 		Interfaces: []*models.Interface{{Name: "ens3", MacAddress: "52:54:00:aa:bb:01",
 			IPV4Addresses: []string{"192.168.122.11/24"}, Mtu: 1500, HasCarrier: true}},
 	}
@@ -44,6 +47,14 @@ func TestDescribeHost(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe host lacks %q:\n%s", want, out)
 		}
+	}
+	res := r.run("patch", "host", hostID, "--installation-disk", "/dev/disk/by-path/pci-0000:00:05.0")
+	if res.code != cli.ExitError || !strings.Contains(res.stderr, "not eligible for installation") || !strings.Contains(res.stderr, "(HTTP 400)") {
+		t.Errorf("patch to a too small disk: %+v", res)
+	}
+	r.ok("patch", "host", hostID, "--installation-disk", "/dev/disk/by-path/pci-0000:00:06.0")
+	if out := r.ok("describe", "host", hostID); !strings.Contains(out, "Installation disk:  /dev/vdb") {
+		t.Errorf("describe after choosing vdb:\n%s", out)
 	}
 	if res := r.run("describe", "cluster", "x"); res.code != 2 {
 		t.Errorf("describe cluster: %+v", res)
