@@ -13,10 +13,9 @@ import (
 //
 // check, when set, validates the flags before anything is asked.
 func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(fs flagSet), check func() error) (*client.Client, *client.Host, error) {
-	if _, rest, err := splitResource(verb, args, resHost); err != nil {
+	_, args, err := splitResource(verb, args, resHost)
+	if err != nil {
 		return nil, nil, err
-	} else {
-		args = rest
 	}
 	var infraEnv string
 	fs := a.flagSet(verb + " host")

@@ -17,8 +17,8 @@ const deleted = "deleted"
 // watch polls fetch every interval and prints the rows that are new or
 // changed since the last poll (the header once, first). A row that
 // disappears is printed once more with STATUS "deleted". Network errors
-// are reported and polling goes on; an error answer (bad token, gone
-// infra-env) ends the watch. It returns nil when ctx is done.
+// and 5xx answers are reported and polling goes on; a 4xx answer (bad
+// token, gone infra-env) ends the watch. It returns nil when ctx is done.
 func (a *app) watch(ctx context.Context, fetch func(context.Context) (fetched, error), interval time.Duration) error {
 	p := output.NewPrinter(a.env.Stdout)
 	prev := map[string][]string{}
@@ -53,10 +53,15 @@ func (a *app) watch(ctx context.Context, fetch func(context.Context) (fetched, e
 	}
 }
 
-// isAnswer reports whether err is the server's answer (not transport).
+// isAnswer reports whether err is a final answer of the server: a 4xx
+// or an undecodable body. Transport errors and 5xx (a restarting or
+// leaderless server) are worth retrying.
 func isAnswer(err error) bool {
 	var ae *client.APIError
-	return errors.As(err, &ae) || errors.Is(err, client.ErrProtocol)
+	if errors.As(err, &ae) {
+		return ae.Status < 500
+	}
+	return errors.Is(err, client.ErrProtocol)
 }
 
 // diff returns the rows of cur that differ from prev, plus rows of
