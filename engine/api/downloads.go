@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/boot/discovery"
+	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/models"
@@ -22,9 +23,9 @@ const (
 )
 
 // discoveryInput is the discovery.Input of ie.
-func (s *server) discoveryInput(ie engine.InfraEnv, pullSecret, token string) discovery.Input {
+func (s *server) discoveryInput(ie engine.InfraEnv, pullSecret, token string, static []nmstate.HostStaticNetworkConfig) discovery.Input {
 	in := discovery.Input{
-		ServiceURL: s.serviceURL, InfraEnvID: ie.ID, AgentToken: token, PullSecret: pullSecret,
+		ServiceURL: s.serviceURL, InfraEnvID: ie.ID, AgentToken: token, PullSecret: pullSecret, StaticNetwork: static,
 		SSHAuthorizedKey: ie.SSHAuthorizedKey, NTPSources: ie.NTPSources, IgnitionOverride: ie.IgnitionOverride,
 	}
 	if ie.Proxy != nil {
@@ -90,13 +91,14 @@ func (s *server) downloadFile(w http.ResponseWriter, r *http.Request, _ auth.Pri
 // agent token.
 func (s *server) discoveryIgnition(id string) ([]byte, error) {
 	var (
-		ie engine.InfraEnv
-		ps string
-		ok bool
+		ie     engine.InfraEnv
+		ps     string
+		static []nmstate.HostStaticNetworkConfig
+		ok     bool
 	)
 	s.store.Read(func(m *engine.Model) {
 		if ie, ok = m.InfraEnv(id); ok {
-			ps = pullSecret(m, ie.PullSecretRef)
+			ps, static = pullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
 		}
 	})
 	if !ok {
@@ -106,7 +108,7 @@ func (s *server) discoveryIgnition(id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ign, err := discovery.Build(s.discoveryInput(ie, ps, tok))
+	ign, err := discovery.Build(s.discoveryInput(ie, ps, tok, static))
 	if err != nil {
 		return nil, fmt.Errorf("discovery ignition of infra-env %s: %w", id, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/boot/discovery"
+	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 )
@@ -93,8 +94,8 @@ func applyProxy(dst *engine.Proxy, p *Proxy) {
 // checkDiscovery builds the discovery Ignition of ie with pull secret ps
 // to check every field (the Ignition override above all); the error is
 // the builder's, which holds no secret.
-func (s *server) checkDiscovery(ie engine.InfraEnv, ps string) error {
-	_, err := discovery.Build(s.discoveryInput(ie, ps, "validation-only"))
+func (s *server) checkDiscovery(ie engine.InfraEnv, ps string, static []nmstate.HostStaticNetworkConfig) error {
+	_, err := discovery.Build(s.discoveryInput(ie, ps, "validation-only", static))
 	return err
 }
 
@@ -117,8 +118,15 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	if _, err := s.store.Apply(ctx, putPullSecret(ie.PullSecretRef, ps)); err != nil {
 		return fmt.Errorf("store pull secret: %w", err)
 	}
+	if len(p.StaticNetworkConfig) > 0 {
+		ie.StaticNetworkSelector = staticSelector(ie.ID)
+		if err := s.replaceStaticNetwork(ctx, ie.ID, p.StaticNetworkConfig); err != nil {
+			return err
+		}
+	}
 	if _, err := s.store.Apply(ctx, &engine.CreateInfraEnv{InfraEnv: ie}); err != nil {
 		_, _ = s.store.Apply(ctx, &engine.DeleteSecret{Name: ie.PullSecretRef})
+		_ = s.deleteStaticNetwork(ctx, ie.ID)
 		return fmt.Errorf("create infra-env: %w", err)
 	}
 	s.event(ctx, engine.Event{Name: "infra_env_registration_succeeded", Severity: "info", InfraEnvID: ie.ID,
@@ -167,7 +175,7 @@ func (s *server) infraEnvFromParams(p InfraEnvCreateParams) (engine.InfraEnv, st
 		ie.Proxy = &engine.Proxy{}
 		applyProxy(ie.Proxy, p.Proxy)
 	}
-	if err := s.checkDiscovery(ie, *p.PullSecret); err != nil {
+	if err := s.checkDiscovery(ie, *p.PullSecret, p.StaticNetworkConfig); err != nil {
 		return ie, "", err
 	}
 	return ie, *p.PullSecret, nil
@@ -201,13 +209,14 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 		return err
 	}
 	var (
-		ie engine.InfraEnv
-		ps string
-		ok bool
+		ie     engine.InfraEnv
+		ps     string
+		static []nmstate.HostStaticNetworkConfig
+		ok     bool
 	)
 	s.store.Read(func(m *engine.Model) {
 		if ie, ok = m.InfraEnv(id); ok {
-			ps = pullSecret(m, ie.PullSecretRef)
+			ps, static = pullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
 		}
 	})
 	if !ok {
@@ -217,10 +226,20 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	if err != nil {
 		return err
 	}
-	if err := s.checkDiscovery(ie, ps); err != nil {
+	if p.StaticNetworkConfig != nil {
+		static = *p.StaticNetworkConfig
+	}
+	if err := s.checkDiscovery(ie, ps, static); err != nil {
 		return err
 	}
 	ctx := r.Context()
+	if p.StaticNetworkConfig != nil {
+		if err := s.replaceStaticNetwork(ctx, id, static); err != nil {
+			return err
+		}
+		sel := staticSelector(id)
+		patch.StaticNetworkSelector = &sel
+	}
 	if p.PullSecret != nil {
 		ref := infraEnvSecretName(id)
 		if _, err := s.store.Apply(ctx, putPullSecret(ref, ps)); err != nil {
@@ -292,6 +311,9 @@ func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	}
 	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: infraEnvSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
 		return fmt.Errorf("delete pull secret: %w", err)
+	}
+	if err := s.deleteStaticNetwork(ctx, id); err != nil {
+		return err
 	}
 	s.event(ctx, engine.Event{Name: "infra_env_deregistered", Severity: "info", InfraEnvID: id,
 		Message: fmt.Sprintf("Deregistered infra env %s", id)})

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -131,6 +132,8 @@ type InfraEnvCreateParams struct {
 	Proxy                  *Proxy  `json:"proxy,omitempty"`
 	PullSecret             *string `json:"pull_secret"`
 	SSHAuthorizedKey       *string `json:"ssh_authorized_key,omitempty"`
+	// StaticNetworkConfig becomes NMState configs the infra-env selects.
+	StaticNetworkConfig []nmstate.HostStaticNetworkConfig `json:"static_network_config,omitempty"`
 }
 
 // InfraEnvUpdateParams is the body of PATCH /v2/infra-envs/{id}.
@@ -141,6 +144,9 @@ type InfraEnvUpdateParams struct {
 	Proxy                  *Proxy  `json:"proxy,omitempty"`
 	PullSecret             *string `json:"pull_secret,omitempty"`
 	SSHAuthorizedKey       *string `json:"ssh_authorized_key,omitempty"`
+	// StaticNetworkConfig, when set, replaces the infra-env's static
+	// network configs (an empty list removes them).
+	StaticNetworkConfig *[]nmstate.HostStaticNetworkConfig `json:"static_network_config,omitempty"`
 }
 
 // PresignedURL is the answer of downloads/image-url.

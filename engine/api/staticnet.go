@@ -1,0 +1,88 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rackboot/rackboot/boot/nmstate"
+	"github.com/rackboot/rackboot/engine"
+)
+
+// staticNetLabel labels the NMState configs the API creates from an
+// infra-env's static_network_config; the infra-env selects them by it.
+const staticNetLabel = "rackboot.io/infra-env"
+
+// selects reports whether selector (non-empty) matches labels.
+func selects(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// staticNetwork returns the static network configs infra-env ie selects,
+// in name order.
+func staticNetwork(m *engine.Model, ie engine.InfraEnv) []nmstate.HostStaticNetworkConfig {
+	var out []nmstate.HostStaticNetworkConfig
+	for c := range m.NMStateConfigs() {
+		if !selects(ie.StaticNetworkSelector, c.Labels) {
+			continue
+		}
+		h := nmstate.HostStaticNetworkConfig{NetworkYAML: c.Config, MACInterfaceMap: []nmstate.MACInterface{}}
+		for _, i := range c.Interfaces {
+			h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// staticConfigName names the i-th static network config of infra-env id.
+func staticConfigName(id string, i int) string { return fmt.Sprintf("%s-host%d", id, i) }
+
+// replaceStaticNetwork deletes the NMState configs the API made for
+// infra-env id and stores hosts in their place.
+func (s *server) replaceStaticNetwork(ctx context.Context, id string, hosts []nmstate.HostStaticNetworkConfig) error {
+	if err := s.deleteStaticNetwork(ctx, id); err != nil {
+		return err
+	}
+	for i, h := range hosts {
+		c := engine.NMStateConfig{Name: staticConfigName(id, i), Labels: map[string]string{staticNetLabel: id},
+			Config: h.NetworkYAML, Interfaces: []engine.MACInterface{}}
+		for _, mi := range h.MACInterfaceMap {
+			c.Interfaces = append(c.Interfaces, engine.MACInterface{MAC: mi.MACAddress, Name: mi.LogicalNICName})
+		}
+		if _, err := s.store.Apply(ctx, &engine.CreateNMStateConfig{Config: c}); err != nil {
+			return fmt.Errorf("store static network config %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// deleteStaticNetwork deletes the NMState configs the API made for
+// infra-env id.
+func (s *server) deleteStaticNetwork(ctx context.Context, id string) error {
+	var names []string
+	s.store.Read(func(m *engine.Model) {
+		for c := range m.NMStateConfigs() {
+			if c.Labels[staticNetLabel] == id {
+				names = append(names, c.Name)
+			}
+		}
+	})
+	for _, n := range names {
+		if _, err := s.store.Apply(ctx, &engine.DeleteNMStateConfig{Name: n}); err != nil && !errors.Is(err, engine.ErrNotFound) {
+			return fmt.Errorf("delete static network config %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// staticSelector is the selector of the configs the API made for id.
+func staticSelector(id string) map[string]string { return map[string]string{staticNetLabel: id} }
