@@ -32,12 +32,12 @@ type inputs struct {
 }
 
 // discovery builds the boot choice of mac under decision d.
-func (s *Selector) discovery(ctx context.Context, mac net.HardwareAddr, d Decision) (boot.Choice, error) {
+func (s *Selector) discovery(ctx context.Context, cur *settings, mac net.HardwareAddr, d Decision) (boot.Choice, error) {
 	in, ok := s.read(d.InfraEnvID, mac)
 	if !ok { // deleted since Decide
 		return boot.Choice{}, fmt.Errorf("%w %s: infra-env %s no longer exists", boot.ErrNoBoot, mac, d.InfraEnvID)
 	}
-	prof, err := s.profile(in)
+	prof, err := profile(cur, in)
 	if err != nil {
 		return boot.Choice{}, err
 	}
@@ -112,16 +112,16 @@ func normArch(a string) string {
 }
 
 // profile resolves the infra-env's profile, or the default profile.
-func (s *Selector) profile(in inputs) (boot.Profile, error) {
+func profile(cur *settings, in inputs) (boot.Profile, error) {
 	name := in.profile
 	if name == "" {
-		name = s.opts.DefaultProfile
+		name = cur.DefaultProfile
 	}
 	if name == "" {
 		return boot.Profile{}, fmt.Errorf("%w: infra-env %s: no image set names a boot profile and no default profile is configured",
 			ErrNoImage, in.ie.ID)
 	}
-	p, ok := s.opts.Profiles.Profile(name)
+	p, ok := cur.Profiles.Profile(name)
 	if !ok {
 		return boot.Profile{}, fmt.Errorf("%w: infra-env %s: boot profile %q is not configured", ErrNoImage, in.ie.ID, name)
 	}
@@ -154,15 +154,7 @@ func (s *Selector) ignition(in inputs, hostname string) ([]byte, error) {
 	}
 	key := cacheKey{infraEnv: in.ie.ID, ieRev: in.ie.Revision, secretRev: in.secretRev,
 		nmstate: nmstateKey(in.nmstate), hostname: hostname, kid: kid}
-	if ign, ok := s.cache.get(key); ok {
-		return ign, nil
-	}
-	ign, err := s.build(in, token, hostname)
-	if err != nil {
-		return nil, err
-	}
-	s.cache.put(key, ign)
-	return ign, nil
+	return s.cache.do(key, func() ([]byte, error) { return s.build(in, token, hostname) })
 }
 
 func nmstateKey(ns []engine.NMStateConfig) string {

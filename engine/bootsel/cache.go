@@ -22,35 +22,55 @@ type cacheKey struct {
 
 // cache keeps built configs; it forgets everything when it reaches its
 // limit, and entries of old revisions simply stop being asked for.
+// Concurrent requests for a key being built wait for that one build, so a
+// boot storm on a cold cache builds each config once.
 type cache struct {
-	mu    sync.Mutex
-	limit int
-	m     map[cacheKey][]byte
+	mu       sync.Mutex
+	limit    int
+	m        map[cacheKey][]byte
+	inflight map[cacheKey]*flight
 }
 
-func newCache(limit int) *cache { return &cache{limit: limit, m: map[cacheKey][]byte{}} }
-
-func (c *cache) get(k cacheKey) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	return v, ok
+// flight is one build in progress.
+type flight struct {
+	done chan struct{}
+	val  []byte
+	err  error
 }
 
-func (c *cache) put(k cacheKey, v []byte) {
+func newCache(limit int) *cache {
+	return &cache{limit: limit, m: map[cacheKey][]byte{}, inflight: map[cacheKey]*flight{}}
+}
+
+// do returns the config of k, building it with build unless it is cached
+// or already being built. A failed build is not cached.
+func (c *cache) do(k cacheKey, build func() ([]byte, error)) ([]byte, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.limit {
-		clear(c.m)
+	if v, ok := c.m[k]; ok {
+		c.mu.Unlock()
+		return v, nil
 	}
-	c.m[k] = v
-}
+	if f, ok := c.inflight[k]; ok {
+		c.mu.Unlock()
+		<-f.done
+		return f.val, f.err
+	}
+	f := &flight{done: make(chan struct{})}
+	c.inflight[k] = f
+	c.mu.Unlock()
 
-// len is the number of entries (for tests).
-func (c *cache) len() int {
+	f.val, f.err = build()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
+	delete(c.inflight, k)
+	if f.err == nil {
+		if len(c.m) >= c.limit {
+			clear(c.m)
+		}
+		c.m[k] = f.val
+	}
+	c.mu.Unlock()
+	close(f.done)
+	return f.val, f.err
 }
 
 // tokenCache signs one agent token per infra-env and signing key, so a

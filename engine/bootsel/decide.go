@@ -43,18 +43,22 @@ type Decision struct {
 // that does not exist is skipped. No assignment: an error wrapping
 // boot.ErrNoBoot.
 func (s *Selector) Decide(ctx context.Context, mac net.HardwareAddr) (Decision, error) {
+	return s.decideWith(s.cur.Load(), mac)
+}
+
+func (s *Selector) decideWith(cur *settings, mac net.HardwareAddr) (Decision, error) {
 	k, ok := keyOf(mac)
 	if !ok {
 		return Decision{}, fmt.Errorf("%w %s: not a 6-byte MAC", boot.ErrNoBoot, mac)
 	}
-	res := (*s.res.Load())[k]
+	res := cur.res[k]
 	var (
 		d     Decision
 		found bool
 	)
 	s.opts.Store.Read(func(m *engine.Model) {
 		s.index.lookup(m, func(ix *macIndex) {
-			d, found = s.decide(m, ix, k, mac, res)
+			d, found = s.decide(m, ix, cur, k, mac, res)
 		})
 	})
 	if !found {
@@ -65,7 +69,7 @@ func (s *Selector) Decide(ctx context.Context, mac net.HardwareAddr) (Decision, 
 }
 
 // decide runs with m read-locked.
-func (s *Selector) decide(m *engine.Model, ix *macIndex, k macKey, mac net.HardwareAddr, res Reservation) (Decision, bool) {
+func (s *Selector) decide(m *engine.Model, ix *macIndex, cur *settings, k macKey, mac net.HardwareAddr, res Reservation) (Decision, bool) {
 	if h, ok := registeredHost(m, ix, k); ok {
 		if ie, ok := m.InfraEnv(h.InfraEnvID); ok {
 			return Decision{InfraEnvID: ie.ID, InfraEnvName: ie.Name, Source: SourceHost, HostID: h.ID,
@@ -79,7 +83,7 @@ func (s *Selector) decide(m *engine.Model, ix *macIndex, k macKey, mac net.Hardw
 		{SourceReservation, func() (string, bool) { return res.InfraEnv, res.InfraEnv != "" }},
 		{SourceNMState, func() (string, bool) { return nmstateInfraEnv(m, ix, k) }},
 		{SourceLabel, func() (string, bool) { return s.label(m, mac) }},
-		{SourceDefault, func() (string, bool) { return s.opts.DefaultInfraEnv, s.opts.DefaultInfraEnv != "" }},
+		{SourceDefault, func() (string, bool) { return cur.DefaultInfraEnv, cur.DefaultInfraEnv != "" }},
 	}
 	for _, t := range try {
 		ref, ok := t.ref()

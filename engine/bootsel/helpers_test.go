@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -61,6 +62,7 @@ type env struct {
 	kernel, initrd     string
 	kernelData, baseRD []byte
 	logs               *syncBuffer
+	settings           bootsel.Settings // as last loaded
 }
 
 type syncBuffer struct {
@@ -81,7 +83,7 @@ func (s *syncBuffer) String() string {
 }
 
 // newEnv builds the env; opt may change the options before New.
-func newEnv(t *testing.T, opt func(*bootsel.Options)) *env {
+func newEnv(t testing.TB, opt func(*bootsel.Options)) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -107,9 +109,11 @@ func newEnv(t *testing.T, opt func(*bootsel.Options)) *env {
 	e.keys = keys
 	opts := bootsel.Options{
 		Store: e.st, Keys: keys, ServiceURL: service,
-		Profiles:     bootsel.NewProfileMap([]boot.Profile{{Name: "discovery", Kernel: e.kernel, Initrd: e.initrd, Cmdline: "console=ttyS0"}}),
-		Reservations: []bootsel.Reservation{{MAC: mac(t, resMAC), InfraEnv: "rack-b", Hostname: "worker-7"}},
-		Log:          slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Settings: bootsel.Settings{
+			Profiles:     bootsel.NewProfileMap([]boot.Profile{{Name: "discovery", Kernel: e.kernel, Initrd: e.initrd, Cmdline: "console=ttyS0"}}),
+			Reservations: []bootsel.Reservation{{MAC: mac(t, resMAC), InfraEnv: "rack-b", Hostname: "worker-7"}},
+		},
+		Log: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	if opt != nil {
 		opt(&opts)
@@ -117,10 +121,24 @@ func newEnv(t *testing.T, opt func(*bootsel.Options)) *env {
 	if e.sel, err = bootsel.New(opts); err != nil {
 		t.Fatal(err)
 	}
+	e.settings = opts.Settings
 	return e
 }
 
-func (e *env) apply(t *testing.T, cmd engine.Command) {
+// reload changes the settings with edit and reloads them.
+func (e *env) reload(t testing.TB, edit func(*bootsel.Settings)) error {
+	t.Helper()
+	st := e.settings
+	st.Reservations = slices.Clone(st.Reservations)
+	edit(&st)
+	if err := e.sel.Reload(st); err != nil {
+		return err
+	}
+	e.settings = st
+	return nil
+}
+
+func (e *env) apply(t testing.TB, cmd engine.Command) {
 	t.Helper()
 	if _, err := e.st.Apply(context.Background(), cmd); err != nil {
 		t.Fatalf("%T: %v", cmd, err)
@@ -141,7 +159,7 @@ func inventory(macs ...string) json.RawMessage {
 	return b
 }
 
-func write(t *testing.T, path string, data []byte) {
+func write(t testing.TB, path string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"github.com/rackboot/rackboot/dhcp"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
-	"github.com/rackboot/rackboot/ipxe"
 )
 
 // Sentinel errors of this package. A MAC that boots nothing gets an error
@@ -74,17 +73,8 @@ type Options struct {
 	// (http://<advertise>:<port>), written as the agent's service_url;
 	// required.
 	ServiceURL string
-	// Profiles resolves ImageSet.Profile; required.
-	Profiles Profiles
-	// DefaultProfile is the profile of an infra-env whose image set names
-	// none (empty: such an infra-env boots nothing, ErrNoImage).
-	DefaultProfile string
-	// DefaultInfraEnv (an id or a name) is what a MAC nothing else assigns
-	// boots; empty: such a MAC boots nothing.
-	DefaultInfraEnv string
-	// Reservations assign MACs to infra-envs and hostnames; SetReservations
-	// replaces them (on reload).
-	Reservations []Reservation
+	// Settings are the parts a configuration reload changes (Reload).
+	Settings
 	// Labels is the label-based assignment (BareMetalHosts); nil: none.
 	Labels Labeler
 	// MaxIgnition limits each config.ign (discovery.DefaultMaxSize when 0).
@@ -98,22 +88,13 @@ type Options struct {
 // DefaultCacheSize is how many built configs a Selector keeps by default.
 const DefaultCacheSize = 4096
 
-// Reservation assigns one MAC: the infra-env it boots (id or name; empty:
-// the reservation only names the host) and the hostname its config.ign
-// writes to /etc/hostname (none when empty).
-type Reservation struct {
-	MAC      net.HardwareAddr
-	InfraEnv string
-	Hostname string
-}
-
 // Selector is the engine's boot chooser: it implements httpboot.Chooser and
 // dhcp.Booter over an engine.Store. Create it with New; call Run to keep
 // its MAC index current (without Run every lookup scans the model).
 type Selector struct {
 	opts   Options
 	log    *slog.Logger
-	res    atomic.Pointer[map[macKey]Reservation]
+	cur    atomic.Pointer[settings]
 	index  liveIndex
 	cache  *cache
 	tokens *tokenCache
@@ -131,8 +112,6 @@ func New(opts Options) (*Selector, error) {
 		return nil, fmt.Errorf("%w: no store", ErrOptions)
 	case opts.Keys == nil:
 		return nil, fmt.Errorf("%w: no key ring", ErrOptions)
-	case opts.Profiles == nil:
-		return nil, fmt.Errorf("%w: no boot profiles", ErrOptions)
 	}
 	if err := checkServiceURL(opts.ServiceURL); err != nil {
 		return nil, err
@@ -144,7 +123,7 @@ func New(opts Options) (*Selector, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if err := s.SetReservations(opts.Reservations); err != nil {
+	if err := s.Reload(opts.Settings); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -156,38 +135,6 @@ func checkServiceURL(raw string) error {
 		u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("%w: ServiceURL %q is not an http(s) base URL", ErrOptions, raw)
 	}
-	return nil
-}
-
-// SetReservations replaces the reservations. Each needs a 6-byte MAC,
-// reserved once, and a hostname that is safe in an iPXE script; on error
-// nothing changes.
-func (s *Selector) SetReservations(rs []Reservation) error {
-	m := make(map[macKey]Reservation, len(rs))
-	var errs []error
-	for _, r := range rs {
-		k, ok := keyOf(r.MAC)
-		switch {
-		case !ok:
-			errs = append(errs, fmt.Errorf("%w: MAC %q is not 6 bytes", ErrReservation, r.MAC.String()))
-			continue
-		case r.Hostname != "":
-			if err := ipxe.CheckHostname(r.Hostname); err != nil {
-				errs = append(errs, fmt.Errorf("%w for %s: %w", ErrReservation, r.MAC, err))
-				continue
-			}
-		}
-		if _, dup := m[k]; dup {
-			errs = append(errs, fmt.Errorf("%w: %s is reserved twice", ErrReservation, r.MAC))
-			continue
-		}
-		r.MAC = append(net.HardwareAddr(nil), r.MAC...)
-		m[k] = r
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	s.res.Store(&m)
 	return nil
 }
 
@@ -211,7 +158,8 @@ func (s *Selector) Bootable(ctx context.Context, mac net.HardwareAddr) bool {
 // image set's profile) with the config.ign built for this host. An error
 // wrapping boot.ErrNoBoot means mac boots nothing.
 func (s *Selector) Choose(ctx context.Context, mac net.HardwareAddr) (boot.Choice, error) {
-	d, err := s.Decide(ctx, mac)
+	cur := s.cur.Load()
+	d, err := s.decideWith(cur, mac)
 	if err != nil {
 		return boot.Choice{}, err
 	}
@@ -219,7 +167,7 @@ func (s *Selector) Choose(ctx context.Context, mac net.HardwareAddr) (boot.Choic
 		s.log.DebugContext(ctx, "installed host boots from disk", "mac", mac.String(), "host", d.HostID)
 		return boot.Choice{Action: boot.ActionExit, Profile: d.InfraEnvName, Hostname: d.Hostname}, nil
 	}
-	ch, err := s.discovery(ctx, mac, d)
+	ch, err := s.discovery(ctx, cur, mac, d)
 	if err != nil {
 		return boot.Choice{}, err
 	}

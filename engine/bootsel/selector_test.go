@@ -255,7 +255,9 @@ func TestImageProfile(t *testing.T) {
 	e.apply(t, &engine.CreateCluster{Cluster: engine.Cluster{ID: "eeeeeeee-0000-4000-8000-000000000005", Name: "c1", ImageSetRef: "ocp-4.17"}})
 	e.apply(t, &engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: "ffffffff-0000-4000-8000-000000000006", Name: "rack-c",
 		ClusterID: "eeeeeeee-0000-4000-8000-000000000005"}})
-	if err := e.sel.SetReservations([]bootsel.Reservation{{MAC: mac(t, stranger), InfraEnv: "rack-c"}}); err != nil {
+	if err := e.reload(t, func(st *bootsel.Settings) {
+		st.Reservations = []bootsel.Reservation{{MAC: mac(t, stranger), InfraEnv: "rack-c"}}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.sel.Choose(ctx, mac(t, stranger))
@@ -264,16 +266,19 @@ func TestImageProfile(t *testing.T) {
 	}
 }
 
-func TestSetReservationsRejectsBadInput(t *testing.T) {
+func TestReloadRejectsBadInput(t *testing.T) {
 	e := newEnv(t, nil)
 	for _, rs := range [][]bootsel.Reservation{
 		{{MAC: mac(t, stranger), Hostname: "bad name\nchain http://evil/"}},
 		{{MAC: net.HardwareAddr{1, 2, 3}}},
 		{{MAC: mac(t, stranger)}, {MAC: mac(t, strings.ToUpper(stranger))}},
 	} {
-		if err := e.sel.SetReservations(rs); !errors.Is(err, bootsel.ErrReservation) {
+		if err := e.reload(t, func(st *bootsel.Settings) { st.Reservations = rs }); !errors.Is(err, bootsel.ErrReservation) {
 			t.Errorf("%v: %v, want ErrReservation", rs, err)
 		}
+	}
+	if err := e.reload(t, func(st *bootsel.Settings) { st.Profiles = nil }); !errors.Is(err, bootsel.ErrOptions) {
+		t.Errorf("no profiles: %v, want ErrOptions", err)
 	}
 	// Nothing changed: the old reservation still holds.
 	if d, err := e.sel.Decide(context.Background(), mac(t, resMAC)); err != nil || d.Hostname != "worker-7" {
