@@ -351,3 +351,20 @@ func TestNoSecretsInLogsOrErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestReloadSwapsDefaultAndReservations(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	if e.sel.Bootable(ctx, mac(t, stranger)) {
+		t.Fatal("stranger bootable before the reload")
+	}
+	if err := e.reload(t, func(st *bootsel.Settings) { st.DefaultInfraEnv = "rack-b"; st.Reservations = nil }); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := e.sel.Decide(ctx, mac(t, stranger)); err != nil || d.InfraEnvID != ieB || d.Source != bootsel.SourceDefault {
+		t.Fatalf("after the reload: %+v, %v", d, err)
+	}
+	if d, _ := e.sel.Decide(ctx, mac(t, resMAC)); d.Source != bootsel.SourceDefault || d.Hostname != "" {
+		t.Fatalf("a dropped reservation still holds: %+v", d)
+	}
+}
