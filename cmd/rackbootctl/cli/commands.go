@@ -94,10 +94,13 @@ Commands:
   create cluster --name N --version V [--base-domain D] [--control-plane-count N]
         [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP] ...
   create infra-env --name N --pull-secret-file F [--cluster ID] [--ssh-key-file F]
-        [--ntp-source S] [--http-proxy URL] [--https-proxy URL] [--no-proxy L] ...
+        [--ntp-source S] [--http-proxy URL] [--https-proxy URL] [--no-proxy L]
+        [--static-network-config F] [--ignition-override-file F] ...
   delete cluster|infra-env|host ID
   approve host ID
   patch host ID [--role master|worker|auto-assign] [--hostname H] [--installation-disk DISK-ID]
+  patch infra-env ID [--ssh-key-file F] [--pull-secret-file F] [--ntp-source S]
+        [--ignition-override-file F] [--static-network-config F | --clear-static-network]
   bind host ID --cluster ID
   unbind host ID
   download discovery-ignition|ipxe-script --infra-env ID [-o FILE]

@@ -109,7 +109,7 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 	var sf secretFiles
 	var ntp listFlag
 	var proxy client.Proxy
-	var override string
+	var override, static string
 	fs := a.flagSet("create infra-env")
 	fs.StringVar(&p.Name, "name", "", "infra-env `name` (required)")
 	fs.StringVar(&p.ClusterID, "cluster", "", "cluster `ID` the hosts join (empty: late binding)")
@@ -121,6 +121,7 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 	fs.StringVar(&proxy.HTTPSProxy, "https-proxy", "", "HTTPS proxy `URL` for discovered hosts")
 	fs.StringVar(&proxy.NoProxy, "no-proxy", "", "comma-separated `list` that bypasses the proxy")
 	fs.StringVar(&override, "ignition-override-file", "", "`file` with an Ignition config merged into the discovery Ignition")
+	fs.StringVar(&static, "static-network-config", "", "`file` with the static network config list (YAML or JSON: mac_interface_map, network_yaml)")
 	sf.register(fs)
 	pos, err := a.parse(fs, args, "create infra-env --name N --pull-secret-file F [flags]")
 	if err != nil {
@@ -142,6 +143,11 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 	}
 	if override != "" {
 		if p.IgnitionConfigOverride, err = a.readFile(override, "Ignition override"); err != nil {
+			return err
+		}
+	}
+	if static != "" {
+		if p.StaticNetworkConfig, err = a.readStaticNetwork(static); err != nil {
 			return err
 		}
 	}

@@ -67,6 +67,17 @@ func (a *app) approve(ctx context.Context, args []string) error {
 }
 
 func (a *app) patch(ctx context.Context, args []string) error {
+	res, rest, err := splitResource("patch", args, resHost, resInfraEnv)
+	if err != nil {
+		return err
+	}
+	if res == resInfraEnv {
+		return a.patchInfraEnv(ctx, rest)
+	}
+	return a.patchHost(ctx, args)
+}
+
+func (a *app) patchHost(ctx context.Context, args []string) error {
 	var role, hostname, disk string
 	c, h, err := a.hostCmd(ctx, "patch", args, func(fs flagSet) {
 		fs.StringVar(&role, "role", "", "host `role`: master, worker or auto-assign")

@@ -50,6 +50,12 @@ func (c *Client) CreateInfraEnv(ctx context.Context, p InfraEnvCreateParams) (*I
 	return &out, c.call(ctx, http.MethodPost, "/infra-envs", nil, p, &out)
 }
 
+// UpdateInfraEnv patches an infra-env.
+func (c *Client) UpdateInfraEnv(ctx context.Context, id string, p InfraEnvUpdateParams) (*InfraEnv, error) {
+	var out InfraEnv
+	return &out, c.call(ctx, http.MethodPatch, "/infra-envs/"+pathID(id), nil, p, &out)
+}
+
 // DeleteInfraEnv deletes an infra-env.
 func (c *Client) DeleteInfraEnv(ctx context.Context, id string) error {
 	return c.call(ctx, http.MethodDelete, "/infra-envs/"+pathID(id), nil, nil, nil)

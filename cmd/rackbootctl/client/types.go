@@ -111,7 +111,37 @@ type InfraEnvCreateParams struct {
 	Proxy                  *Proxy `json:"proxy,omitempty"`
 	PullSecret             string `json:"pull_secret"`
 	SSHAuthorizedKey       string `json:"ssh_authorized_key,omitempty"`
+	// StaticNetworkConfig holds one NMState document per host.
+	StaticNetworkConfig []StaticNetworkConfig `json:"static_network_config,omitempty"`
 }
+
+// StaticNetworkConfig is one host's static network (upstream's
+// HostStaticNetworkConfig): NMState YAML and the MACs of its NIC names.
+type StaticNetworkConfig struct {
+	MacInterfaceMap []MacInterface `json:"mac_interface_map" yaml:"mac_interface_map"`
+	NetworkYAML     string         `json:"network_yaml" yaml:"network_yaml"`
+}
+
+// MacInterface maps a logical NIC name of the NMState document to a MAC.
+type MacInterface struct {
+	LogicalNicName string `json:"logical_nic_name" yaml:"logical_nic_name"`
+	MacAddress     string `json:"mac_address" yaml:"mac_address"`
+}
+
+// InfraEnvUpdateParams is the body of PATCH /v2/infra-envs/{id}; nil
+// fields are not sent. A non-nil empty StaticNetworkConfig removes the
+// static networks.
+type InfraEnvUpdateParams struct {
+	AdditionalNtpSources   *string                `json:"additional_ntp_sources,omitempty"`
+	IgnitionConfigOverride *string                `json:"ignition_config_override,omitempty"`
+	Proxy                  *Proxy                 `json:"proxy,omitempty"`
+	PullSecret             *string                `json:"pull_secret,omitempty"`
+	SSHAuthorizedKey       *string                `json:"ssh_authorized_key,omitempty"`
+	StaticNetworkConfig    *[]StaticNetworkConfig `json:"static_network_config,omitempty"`
+}
+
+// String never shows the pull secret.
+func (p InfraEnvUpdateParams) String() string { return "InfraEnvUpdateParams" }
 
 // String never shows the pull secret.
 func (p InfraEnvCreateParams) String() string { return "InfraEnvCreateParams(" + p.Name + ")" }
