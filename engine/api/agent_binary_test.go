@@ -40,9 +40,9 @@ func TestRealAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr strings.Builder
+	stderr := &syncBuffer{}
 	cmd := exec.CommandContext(ctx, bin, "--config", confPath, "--host-id", testHostID2, "--log-level", "DEBUG")
-	cmd.Stderr = &stderr
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +70,8 @@ func TestRealAgent(t *testing.T) {
 	if h.InfraEnvID != ie.ID || h.AgentVersion == "" || h.Status != models.HostStatusKnownUnbound && h.Status != models.HostStatusInsufficientUnbound {
 		t.Errorf("host %s of %s: status %q agent %q", h.ID, h.InfraEnvID, h.Status, h.AgentVersion)
 	}
+	cancel()
+	_ = cmd.Wait()
 	if strings.Contains(stderr.String(), ac.Token) {
 		t.Errorf("the agent logged its token")
 	}
