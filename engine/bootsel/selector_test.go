@@ -368,3 +368,24 @@ func TestReloadSwapsDefaultAndReservations(t *testing.T) {
 		t.Fatalf("a dropped reservation still holds: %+v", d)
 	}
 }
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	e := newEnv(t, nil)
+	good := bootsel.Options{Store: e.st, Keys: e.keys, ServiceURL: service, Settings: e.settings}
+	for name, edit := range map[string]func(*bootsel.Options){
+		"no store":        func(o *bootsel.Options) { o.Store = nil },
+		"no keys":         func(o *bootsel.Options) { o.Keys = nil },
+		"no profiles":     func(o *bootsel.Options) { o.Profiles = nil },
+		"relative URL":    func(o *bootsel.Options) { o.ServiceURL = "10.99.0.1:8080" },
+		"URL with secret": func(o *bootsel.Options) { o.ServiceURL = "http://u:p@10.99.0.1:8080" },
+	} {
+		o := good
+		edit(&o)
+		if _, err := bootsel.New(o); !errors.Is(err, bootsel.ErrOptions) {
+			t.Errorf("%s: %v, want ErrOptions", name, err)
+		}
+	}
+	if _, err := bootsel.New(good); err != nil {
+		t.Fatal(err)
+	}
+}
