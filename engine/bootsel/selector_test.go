@@ -389,3 +389,31 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestKernelArgs(t *testing.T) {
+	for _, tc := range []struct{ base, want string }{
+		{"", "ignition.firstboot ignition.platform.id=metal"},
+		{"console=ttyS0 ignition.platform.id=qemu", "console=ttyS0 ignition.platform.id=qemu ignition.firstboot"},
+		{"ignition.firstboot  console=tty0", "ignition.firstboot console=tty0 ignition.platform.id=metal"},
+	} {
+		e := newEnv(t, nil)
+		if err := e.reload(t, func(st *bootsel.Settings) {
+			p, _ := st.Profiles.Profile("discovery")
+			p.Cmdline = tc.base
+			st.Profiles = bootsel.ProfileMap{"discovery": p}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ch, err := e.sel.Choose(context.Background(), mac(t, hostMAC))
+		if err != nil || ch.Cmdline != tc.want {
+			t.Errorf("profile cmdline %q: got %q (%v), want %q", tc.base, ch.Cmdline, err, tc.want)
+		}
+	}
+	e := newEnv(t, nil)
+	_ = e.reload(t, func(st *bootsel.Settings) {
+		st.Profiles = bootsel.ProfileMap{"discovery": {Name: "discovery", Kernel: e.kernel, Initrd: e.initrd, Cmdline: "quiet\nchain http://evil/"}}
+	})
+	if _, err := e.sel.Choose(context.Background(), mac(t, hostMAC)); err == nil {
+		t.Fatal("an unsafe profile command line was served")
+	}
+}
