@@ -90,7 +90,7 @@ Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [--config FILE] 
 Commands:
   get clusters|infra-envs|hosts|events [ID] [-o table|wide|json|yaml] [-w]
         hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
-  describe host ID [--infra-env ID]     (fields, inventory, validations)
+  describe host ID [--infra-env ID] | describe cluster ID   (fields, inventory, hosts, validations)
   create cluster --name N --version V [--base-domain D] [--control-plane-count N]
         [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP] ...
   create infra-env --name N --pull-secret-file F [--cluster ID] [--ssh-key-file F]

@@ -56,7 +56,16 @@ func TestDescribeHost(t *testing.T) {
 	if out := r.ok("describe", "host", hostID); !strings.Contains(out, "Installation disk:  /dev/vdb") {
 		t.Errorf("describe after choosing vdb:\n%s", out)
 	}
-	if res := r.run("describe", "cluster", "x"); res.code != 2 {
-		t.Errorf("describe cluster: %+v", res)
+	cl := createdID(t, r.ok("create", "cluster", "--name", "prod", "--version", "4.16", "--base-domain", "example.com",
+		"--control-plane-count", "3", "--pull-secret-file", "-"))
+	r.ok("bind", "host", hostID, "--cluster", cl)
+	out = r.ok("describe", "cluster", cl)
+	for _, want := range []string{"Name:              prod", "Pull secret:       set", hostID, "sufficient-masters-count"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("describe cluster lacks %q:\n%s", want, out)
+		}
+	}
+	if res := r.run("describe", "infra-env", "x"); res.code != cli.ExitUsage {
+		t.Errorf("describe infra-env: %+v", res)
 	}
 }

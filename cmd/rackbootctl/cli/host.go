@@ -47,11 +47,37 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 }
 
 func (a *app) describe(ctx context.Context, args []string) error {
+	res, rest, err := splitResource("describe", args, resHost, resCluster)
+	if err != nil {
+		return err
+	}
+	if res == resCluster {
+		return a.describeCluster(ctx, rest)
+	}
 	_, h, err := a.hostCmd(ctx, "describe", args, nil, nil)
 	if err != nil {
 		return err
 	}
 	return output.DescribeHost(a.env.Stdout, h)
+}
+
+func (a *app) describeCluster(ctx context.Context, args []string) error {
+	pos, err := a.parse(a.flagSet("describe cluster"), args, "describe cluster ID")
+	if err != nil {
+		return err
+	}
+	if err := exactArgs("describe cluster", pos, 1, "one cluster ID"); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	cl, err := c.GetCluster(ctx, pos[0])
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", pos[0], err)
+	}
+	return output.DescribeCluster(a.env.Stdout, cl)
 }
 
 func (a *app) approve(ctx context.Context, args []string) error {

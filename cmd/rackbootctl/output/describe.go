@@ -209,3 +209,35 @@ func firstOf(vs ...string) string {
 	}
 	return ""
 }
+
+// DescribeCluster writes a kubectl-describe-like page of c: its fields,
+// its hosts and its validations.
+func DescribeCluster(w io.Writer, c *client.Cluster) error {
+	var b strings.Builder
+	vips := func(vs []client.VIP) string {
+		var s []string
+		for _, v := range vs {
+			s = append(s, v.IP)
+		}
+		return strings.Join(s, ",")
+	}
+	nets := func(ns []client.Network) string {
+		var s []string
+		for _, n := range ns {
+			s = append(s, n.Cidr)
+		}
+		return strings.Join(s, ",")
+	}
+	fieldList(&b, [][2]string{
+		{"ID", c.ID}, {"Name", c.Name}, {"Version", c.OpenshiftVersion}, {"Base domain", c.BaseDNSDomain},
+		{"Control plane", count(c.ControlPlaneCount)}, {"CPU architecture", c.CPUArchitecture},
+		{"Status", c.Status}, {"Status info", c.StatusInfo}, {"Pull secret", yesNo(c.PullSecretSet, "set", "not set")},
+		{"API VIPs", vips(c.APIVips)}, {"Ingress VIPs", vips(c.IngressVips)},
+		{"Machine networks", nets(c.MachineNetworks)}, {"Service networks", nets(c.ServiceNetworks)},
+		{"Created", timeOf(c.CreatedAt)},
+	})
+	section(&b, "Hosts", Hosts(c.Hosts, false))
+	section(&b, "Validations", validations(c.ValidationsInfo))
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -50,3 +50,18 @@ func TestDescribeHostGolden(t *testing.T) {
 	}
 	golden(t, "describe-host-new.txt", out.Bytes())
 }
+
+func TestDescribeClusterGolden(t *testing.T) {
+	c := &client.Cluster{ID: "cccccccc-0000-4000-8000-000000000001", Name: "prod", OpenshiftVersion: "4.16",
+		BaseDNSDomain: "example.com", ControlPlaneCount: 3, CPUArchitecture: "x86_64", Status: "insufficient",
+		StatusInfo: "Cluster is not ready for install", PullSecretSet: true,
+		APIVips: []client.VIP{{IP: "192.168.111.5"}}, IngressVips: []client.VIP{{IP: "192.168.111.4"}},
+		MachineNetworks: []client.Network{{Cidr: "192.168.111.0/24"}}, ServiceNetworks: []client.Network{{Cidr: "172.30.0.0/16"}},
+		Hosts:           hosts()[:2],
+		ValidationsInfo: `{"hosts-data":[{"id":"sufficient-masters-count","status":"failure","message":"The cluster must have exactly 3 dedicated control plane nodes."}]}`}
+	var out bytes.Buffer
+	if err := output.DescribeCluster(&out, c); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "describe-cluster.txt", out.Bytes())
+}
