@@ -131,6 +131,9 @@ func profile(cur *settings, in inputs) (boot.Profile, error) {
 // kernelArgs is the profile's command line plus the discovery arguments it
 // does not set, checked for iPXE safety.
 func kernelArgs(base string) (string, error) {
+	if err := ipxe.CheckKernelArgs(base); err != nil {
+		return "", fmt.Errorf("kernel arguments: %w", err)
+	}
 	args := strings.Fields(base)
 	for _, a := range discoveryArgs {
 		key, _, _ := strings.Cut(a, "=")
