@@ -105,8 +105,13 @@ func Run(ctx context.Context, args []string, env Env) int {
 
 func (a *app) run(ctx context.Context, args []string) error {
 	fs := a.flagSet("rackbootctl")
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		a.usage(a.env.Stdout)
 		return err
+	case err != nil:
+		return usageError("%v", err)
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {

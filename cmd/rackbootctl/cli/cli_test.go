@@ -129,6 +129,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 	}{
 		{nil, cli.ExitUsage, "no command given"},
 		{[]string{"frobnicate"}, cli.ExitUsage, `unknown command "frobnicate"`},
+		{[]string{"--bogus", "get", "hosts"}, cli.ExitUsage, "flag provided but not defined: -bogus"},
 		{[]string{"get"}, cli.ExitUsage, "which resource"},
 		{[]string{"get", "pods"}, cli.ExitUsage, `unknown resource "pods"`},
 		{[]string{"get", "hosts", "-o", "xml"}, cli.ExitUsage, "unknown output format"},
@@ -195,8 +196,10 @@ func TestFindingServerAndToken(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	r := newRig(t)
-	if out := r.ok("help"); !strings.Contains(out, "get clusters|infra-envs|hosts|events") {
-		t.Errorf("help: %s", out)
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		if out := r.ok(args...); !strings.Contains(out, "get clusters|infra-envs|hosts|events") {
+			t.Errorf("%v: %s", args, out)
+		}
 	}
 	if out := r.ok("create", "infra-env", "-h"); !strings.Contains(out, "-pull-secret-file") {
 		t.Errorf("create infra-env -h: %s", out)
