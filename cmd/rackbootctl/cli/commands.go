@@ -113,6 +113,7 @@ file's token, else the file <data-dir>/admin-token (--data-dir, else the config'
 token_file or data_dir, else `+DefaultDataDir+`). The config file is --config,
 else RACKBOOT_CONFIG, else ~/.config/rackboot/rackbootctl.toml (TOML: url,
 token, token_file, data_dir). Pull secret files may be "-" for standard input.
+A host may be named by its ID or its hostname (requested, else the inventory's).
 Run 'rackbootctl COMMAND RESOURCE -h' for the flags of a command.
 Exit codes: 0 ok, 1 the server or the network refused, 2 usage error.
 `)

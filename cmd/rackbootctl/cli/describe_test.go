@@ -38,7 +38,14 @@ func TestDescribeHost(t *testing.T) {
 	if err := testserver.PostInventory(context.Background(), ac, hostID, inv); err != nil {
 		t.Fatal(err)
 	}
-	out := r.ok("describe", "host", hostID, "--infra-env", ie)
+	out := r.ok("describe", "host", "small-node") // by the inventory's hostname
+	if !strings.Contains(out, hostID) {
+		t.Errorf("describe by hostname:\n%s", out)
+	}
+	if res := r.run("approve", "host", "no-such-node"); res.code != cli.ExitError || !strings.Contains(res.stderr, `no host has the ID or hostname "no-such-node"`) {
+		t.Errorf("unknown hostname: %+v", res)
+	}
+	out = r.ok("describe", "host", hostID, "--infra-env", ie)
 	for _, want := range []string{
 		"Hostname:           small-node", "CPU:                1 × QEMU Virtual CPU (x86_64)",
 		"Boot mode:          bios", "52:54:00:aa:bb:01", "192.168.122.11/24", "vda", "10.0 GiB",

@@ -2,11 +2,17 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 	"github.com/rackboot/rackboot/cmd/rackbootctl/output"
 )
+
+// ErrNoHost: a host name matches no host, or several.
+var ErrNoHost = errors.New("host not found")
 
 // getOpts are the flags of get.
 type getOpts struct {
@@ -153,11 +159,59 @@ func (a *app) hosts(ctx context.Context, c *client.Client, id string, o getOpts)
 }
 
 // findHost gets host id from infraEnv, or searches every infra-env.
+// A name that is not 8-4-4-4-12 hex is looked up as a hostname (the
+// requested one, else the inventory's), which must name one host.
 func (a *app) findHost(ctx context.Context, c *client.Client, id, infraEnv string) (*client.Host, error) {
+	if !looksLikeID(id) {
+		return a.hostByName(ctx, c, id, infraEnv)
+	}
 	if infraEnv != "" {
 		return c.GetHost(ctx, infraEnv, id)
 	}
 	return c.FindHost(ctx, id)
+}
+
+// hostByName finds the one host called name.
+func (a *app) hostByName(ctx context.Context, c *client.Client, name, infraEnv string) (*client.Host, error) {
+	hs, err := a.hosts(ctx, c, "", getOpts{infraEnv: infraEnv})
+	if err != nil {
+		return nil, err
+	}
+	var found []*client.Host
+	for _, h := range hs {
+		if output.Hostname(h) == name {
+			found = append(found, h)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return nil, fmt.Errorf("%w: no host has the ID or hostname %q", ErrNoHost, name)
+	}
+	ids := make([]string, len(found))
+	for i, h := range found {
+		ids[i] = h.ID
+	}
+	return nil, fmt.Errorf("%w: %d hosts are called %q (%s): use the ID", ErrNoHost, len(found), name, strings.Join(ids, ", "))
+}
+
+// looksLikeID reports whether s has the 8-4-4-4-12 shape of a host ID.
+func looksLikeID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !strings.ContainsRune("0123456789abcdefABCDEF", r):
+			return false
+		}
+	}
+	return true
 }
 
 // eventsAbout keeps the events of object id (any kind); "" keeps all.
