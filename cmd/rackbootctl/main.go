@@ -1,5 +1,3 @@
-// Command rackbootctl is the command line client of rackbootd: it talks
-// only to the REST API (/api/assisted-install/v2). See package cli.
 package main
 
 import (

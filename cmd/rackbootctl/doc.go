@@ -1,0 +1,16 @@
+// Command rackbootctl is the command line client of rackbootd. It talks
+// only to the REST API (/api/assisted-install/v2, assisted-service's v2
+// paths and JSON), kubectl-style:
+//
+//	rackbootctl create infra-env --name lab --pull-secret-file ps.json
+//	rackbootctl get hosts -w
+//	rackbootctl describe host node-1
+//	rackbootctl approve host node-1
+//	rackbootctl download discovery-ignition --infra-env ID -o discovery.ign
+//
+// The server is --url, RACKBOOT_URL or the config file (default
+// http://127.0.0.1:8080); the admin token is --token, RACKBOOT_TOKEN, the
+// config file or <data_dir>/admin-token. main only wires the process
+// (signals, streams, environment) to package cli; the HTTP client is
+// package client and the tables package output.
+package main
