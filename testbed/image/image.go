@@ -70,15 +70,22 @@ func Build(ctx context.Context, cacheDir string) (Artifacts, error) {
 	if exists(art.Kernel) && exists(art.Initrd) {
 		return art, nil
 	}
-	if err := build(ctx, deb, dir, art); err != nil {
+	write := func(w io.Writer, mods map[string]string) error {
+		return WriteInitrd(w, InitrdInputs{Busybox: DefaultBusybox, Modules: mods, Order: modules})
+	}
+	if err := build(ctx, deb, dir, modules, write); err != nil {
 		return Artifacts{}, err
 	}
 	return art, nil
 }
 
-// build extracts the kernel and modules from deb and writes both artifacts
-// into dir through a temporary directory, so a half-built image is never seen.
-func build(ctx context.Context, deb, dir string, art Artifacts) error {
+// writeFunc writes an initrd given the extracted modules (name -> .ko path).
+type writeFunc func(w io.Writer, mods map[string]string) error
+
+// build extracts the kernel and the modules mods from deb and writes both
+// artifacts (vmlinuz, initrd.img) into dir through a temporary directory, so
+// a half-built image is never seen.
+func build(ctx context.Context, deb, dir string, mods []string, write writeFunc) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("image: %w", err)
 	}
@@ -87,7 +94,7 @@ func build(ctx context.Context, deb, dir string, art Artifacts) error {
 		return fmt.Errorf("image: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	kfiles, err := extractKernel(ctx, deb, tmp, modules)
+	kfiles, err := extractKernel(ctx, deb, tmp, mods)
 	if err != nil {
 		return err
 	}
@@ -98,8 +105,7 @@ func build(ctx context.Context, deb, dir string, art Artifacts) error {
 	if err != nil {
 		return fmt.Errorf("image: %w", err)
 	}
-	in := InitrdInputs{Busybox: DefaultBusybox, Modules: kfiles.modules, Order: modules}
-	if err := WriteInitrd(f, in); err != nil {
+	if err := write(f, kfiles.modules); err != nil {
 		f.Close()
 		return err
 	}

@@ -40,12 +40,17 @@ var initrdDirs = []string{"bin", "dev", "etc", "lib", "lib/modules", "proc", "ro
 // udhcpc event script and the modules. The output depends only on the
 // inputs' contents: timestamps and owners are zero, so it is reproducible.
 func WriteInitrd(w io.Writer, in InitrdInputs) error {
+	return writeArchive(w, func(cw *cpio.Writer) error { return writeEntries(cw, in) })
+}
+
+// writeArchive writes the entries of fill as a gzip newc cpio.
+func writeArchive(w io.Writer, fill func(*cpio.Writer) error) error {
 	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInitrd, err)
 	}
 	cw := cpio.NewWriter(zw)
-	if err := writeEntries(cw, in); err != nil {
+	if err := fill(cw); err != nil {
 		return err
 	}
 	if err := cw.Close(); err != nil {
@@ -72,8 +77,13 @@ func writeEntries(cw *cpio.Writer, in InitrdInputs) error {
 	if err := addBytes(cw, "etc/udhcpc.script", []byte(udhcpcScript), 0o755); err != nil {
 		return err
 	}
-	for _, m := range in.Order {
-		p, ok := in.Modules[m]
+	return addModules(cw, in.Modules, in.Order)
+}
+
+// addModules adds lib/modules/<name>.ko for each name, in order.
+func addModules(cw *cpio.Writer, files map[string]string, names []string) error {
+	for _, m := range names {
+		p, ok := files[m]
 		if !ok {
 			return fmt.Errorf("%w: module %s has no file", ErrInitrd, m)
 		}

@@ -1,7 +1,11 @@
 // Command mkimage builds the testbed boot image (kernel + busybox initrd)
 // into a cache directory and prints the paths of the two files:
 //
-//	go run ./testbed/cmd/mkimage [-cache DIR]
+//	go run ./testbed/cmd/mkimage [-cache DIR] [-discovery]
+//
+// With -discovery it builds the discovery image instead: rackboot-agent and
+// Ignition (from this repository) in the initrd, an /init that applies
+// /config.ign and runs the agent.
 //
 // The default cache is $RACKBOOT_CACHE, else <repo>/.cache/testbed.
 package main
@@ -18,14 +22,15 @@ import (
 
 func main() {
 	cache := flag.String("cache", "", "cache directory (default $RACKBOOT_CACHE or <repo>/.cache/testbed)")
+	discovery := flag.Bool("discovery", false, "build the discovery image (rackboot-agent + Ignition)")
 	flag.Parse()
-	if err := run(*cache); err != nil {
+	if err := run(*cache, *discovery); err != nil {
 		fmt.Fprintln(os.Stderr, "mkimage:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cache string) error {
+func run(cache string, discovery bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if cache == "" {
@@ -35,7 +40,17 @@ func run(cache string) error {
 		}
 		cache = dir
 	}
-	art, err := image.Build(ctx, cache)
+	build := image.Build
+	if discovery {
+		build = func(ctx context.Context, cache string) (image.Artifacts, error) {
+			root, err := image.RepoRoot()
+			if err != nil {
+				return image.Artifacts{}, err
+			}
+			return image.BuildDiscoveryFromSource(ctx, root, cache)
+		}
+	}
+	art, err := build(ctx, cache)
 	if err != nil {
 		return err
 	}
