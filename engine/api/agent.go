@@ -87,7 +87,7 @@ func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version stri
 		return fmt.Errorf("encode next step command: %w", err)
 	}
 	writeJSON(w, http.StatusCreated, models.HostRegistrationResponse{
-		Host: hostOut(h).Host,
+		Host: s.hostOut(h).Host,
 		NextStepRunnerCommand: &models.NextStepRunnerCommand{Args: []string{string(arg)},
 			Command: nextStepRunnerCommand, RetrySeconds: DefaultRunnerRetrySecs},
 	})
@@ -147,7 +147,7 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 			"exit_code", reply.ExitCode)
 		s.event(ctx, engine.Event{Name: "host_step_failed", Severity: "warning", ClusterID: h.ClusterID,
 			InfraEnvID: ieID, HostID: id, Message: fmt.Sprintf("Host %s: step %s (%s) failed with exit code %d",
-				hostName(h), reply.StepType, reply.StepID, reply.ExitCode)})
+				s.hostName(h), reply.StepType, reply.StepID, reply.ExitCode)})
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}

@@ -69,6 +69,7 @@ type server struct {
 	now        func() time.Time
 	log        *slog.Logger
 	mux        *http.ServeMux
+	inv        *invCache
 }
 
 // New returns the API handler. It serves every path under BasePath and
@@ -103,7 +104,7 @@ func newServer(o Options) (*server, error) {
 	s := &server{
 		store: o.Store, admin: o.AdminToken, keys: o.Keys,
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
-		thresholds: o.Thresholds, now: o.Now, log: o.Log,
+		thresholds: o.Thresholds, now: o.Now, log: o.Log, inv: &invCache{},
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultImageURLTTL

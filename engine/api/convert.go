@@ -37,7 +37,7 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
 		if h.ClusterID != c.ID {
 			continue
 		}
-		out.Hosts = append(out.Hosts, hostOut(h))
+		out.Hosts = append(out.Hosts, s.hostOut(h))
 		out.TotalHostCount++
 		out.EnabledHostCount++
 		if h.Status == models.HostStatusKnown {
@@ -45,7 +45,7 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
 		}
 	}
 	t := s.thresholds(m, c.ID)
-	if info, err := validation.ValidateCluster(clusterFacts(m, c, &t), t).JSON(); err == nil {
+	if info, err := validation.ValidateCluster(s.clusterFacts(m, c, &t), t).JSON(); err == nil {
 		out.ValidationsInfo = info
 	}
 	return out
@@ -91,7 +91,7 @@ func infraEnvOut(ie engine.InfraEnv) InfraEnv {
 }
 
 // hostOut is h as the API shows it.
-func hostOut(h engine.Host) *Host {
+func (s *server) hostOut(h engine.Host) *Host {
 	role := models.HostRole(h.Role)
 	if role == "" {
 		role = models.HostRoleAutoAssign
@@ -110,7 +110,7 @@ func hostOut(h engine.Host) *Host {
 			StageStartedAt:         dt(h.Progress.StageStartedAt), StageUpdatedAt: dt(h.Progress.StageUpdatedAt),
 		},
 	}}
-	if inv := inventoryOf(h); inv != nil {
+	if inv := s.inv.get(h); inv != nil {
 		for _, d := range inv.Disks {
 			if d != nil && d.ID != "" && d.ID == h.InstallationDiskID {
 				out.InstallationDiskPath = d.Path
@@ -135,19 +135,6 @@ func validationsInfo(vs []engine.Validation) string {
 		return ""
 	}
 	return s
-}
-
-// inventoryOf decodes h's inventory; nil when it has none (or it cannot
-// be decoded, which the step reply handler prevents).
-func inventoryOf(h engine.Host) *models.Inventory {
-	if len(h.Inventory) == 0 {
-		return nil
-	}
-	var inv models.Inventory
-	if err := json.Unmarshal(h.Inventory, &inv); err != nil {
-		return nil
-	}
-	return &inv
 }
 
 // eventOut is e as the API shows it.

@@ -144,7 +144,7 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 	)
 	s.store.Read(func(m *engine.Model) {
 		if _, ok = m.InfraEnv(id); ok && typ == ipxeBootOrder {
-			installed = macInstalled(m, id, mac)
+			installed = s.macInstalled(m, id, mac)
 		}
 	})
 	if !ok {
@@ -158,12 +158,12 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 
 // macInstalled reports whether a host of infra-env id with an interface
 // of mac has written its disk image (upstream's boot-order-control).
-func macInstalled(m *engine.Model, id, mac string) bool {
+func (s *server) macInstalled(m *engine.Model, id, mac string) bool {
 	for h := range m.Hosts() {
 		if h.InfraEnvID != id || !pastDiskWrite(h.Status) {
 			continue
 		}
-		if inv := inventoryOf(h); inv != nil {
+		if inv := s.inv.get(h); inv != nil {
 			for _, nic := range inv.Interfaces {
 				if nic != nil && strings.EqualFold(nic.MacAddress, mac) {
 					return true

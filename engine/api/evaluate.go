@@ -15,7 +15,7 @@ import (
 func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 	f := validation.HostFacts{
 		ID: h.ID, Role: models.HostRole(h.Role), RequestedHostname: h.RequestedHostname,
-		Status: h.Status, Inventory: inventoryOf(h), CheckedInAt: h.CheckedInAt, Now: s.now(),
+		Status: h.Status, Inventory: s.inv.get(h), CheckedInAt: h.CheckedInAt, Now: s.now(),
 	}
 	if ie, ok := m.InfraEnv(h.InfraEnvID); ok {
 		f.NTPSourcesConfigured = len(ie.NTPSources) > 0
@@ -39,18 +39,18 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 		if o.ID == h.ID {
 			continue
 		}
-		if name := (validation.HostFacts{RequestedHostname: o.RequestedHostname, Inventory: inventoryOf(o)}).Hostname(); name != "" {
+		if name := (validation.HostFacts{RequestedHostname: o.RequestedHostname, Inventory: s.inv.get(o)}).Hostname(); name != "" {
 			hc.OtherHostnames = append(hc.OtherHostnames, name)
 		}
 	}
 	f.Cluster = hc
-	f.SuggestedRole = validation.SuggestRoles(clusterFacts(m, c, nil), s.thresholds(m, c.ID))[h.ID]
+	f.SuggestedRole = validation.SuggestRoles(s.clusterFacts(m, c, nil), s.thresholds(m, c.ID))[h.ID]
 	return f
 }
 
 // clusterFacts gathers what the cluster validations look at. With t, the
 // roles of auto-assign hosts are the ones SuggestRoles gives them.
-func clusterFacts(m *engine.Model, c engine.Cluster, t *validation.Thresholds) validation.ClusterFacts {
+func (s *server) clusterFacts(m *engine.Model, c engine.Cluster, t *validation.Thresholds) validation.ClusterFacts {
 	f := validation.ClusterFacts{
 		Name: c.Name, BaseDomain: c.BaseDomain, PullSecretSet: c.PullSecretRef != "",
 		ControlPlaneCount: c.ControlPlaneCount, MachineNetworks: c.MachineNetworks,
@@ -62,7 +62,7 @@ func clusterFacts(m *engine.Model, c engine.Cluster, t *validation.Thresholds) v
 	for h := range m.Hosts() {
 		if h.ClusterID == c.ID {
 			f.Hosts = append(f.Hosts, validation.ClusterHost{ID: h.ID, Status: h.Status,
-				Role: models.HostRole(h.Role), Inventory: inventoryOf(h)})
+				Role: models.HostRole(h.Role), Inventory: s.inv.get(h)})
 		}
 	}
 	if t != nil {
@@ -86,7 +86,7 @@ func (s *server) autoMachineNetwork(ctx context.Context, clusterID string) error
 		if !ok || len(c.MachineNetworks) > 0 || len(c.APIVIPs) == 0 {
 			return
 		}
-		cidr, _ = validation.CalculateMachineCIDR(c.APIVIPs[0], clusterFacts(m, c, nil).Hosts)
+		cidr, _ = validation.CalculateMachineCIDR(c.APIVIPs[0], s.clusterFacts(m, c, nil).Hosts)
 	})
 	if cidr == "" {
 		return nil
@@ -166,7 +166,7 @@ func (s *server) refreshHost(ctx context.Context, id string) error {
 		}
 		if v.status != h.Status {
 			s.event(ctx, engine.Event{Name: "host_status_updated", Severity: severityOf(v.status),
-				Message:   fmt.Sprintf("Host %s: updated status from %s to %s (%s)", hostName(h), h.Status, v.status, v.info),
+				Message:   fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, v.status, v.info),
 				ClusterID: h.ClusterID, InfraEnvID: h.InfraEnvID, HostID: h.ID})
 		}
 	}
@@ -188,7 +188,7 @@ func (s *server) refreshCluster(ctx context.Context, id string) error {
 			return
 		}
 		t := s.thresholds(m, id)
-		rs := validation.ValidateCluster(clusterFacts(m, c, &t), t)
+		rs := validation.ValidateCluster(s.clusterFacts(m, c, &t), t)
 		st, info, movement = validation.ClusterStatus(c.Status, rs)
 	})
 	if !ok || !movement || (st == c.Status && info == c.StatusInfo) {
@@ -218,8 +218,8 @@ func severityOf(status string) string {
 }
 
 // hostName is the host's name in event messages: its hostname, else id.
-func hostName(h engine.Host) string {
-	if n := (validation.HostFacts{RequestedHostname: h.RequestedHostname, Inventory: inventoryOf(h)}).Hostname(); n != "" {
+func (s *server) hostName(h engine.Host) string {
+	if n := (validation.HostFacts{RequestedHostname: h.RequestedHostname, Inventory: s.inv.get(h)}).Hostname(); n != "" {
 		return n
 	}
 	return h.ID

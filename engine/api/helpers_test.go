@@ -236,7 +236,7 @@ func (e *env) agentConfig(ieID string) discovery.AgentConfig {
 }
 
 // inventory is the golden inventory of a QEMU BIOS VM.
-func inventory(t *testing.T) string {
+func inventory(t testing.TB) string {
 	t.Helper()
 	b, err := os.ReadFile("../../cmd/rackboot-agent/inventory/testdata/qemu-bios.json")
 	if err != nil {

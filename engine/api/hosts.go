@@ -31,7 +31,7 @@ func (s *server) writeHost(w http.ResponseWriter, code int, ie, id string) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, code, hostOut(h))
+	writeJSON(w, code, s.hostOut(h))
 	return nil
 }
 
@@ -44,7 +44,7 @@ func (s *server) listHosts(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	s.store.Read(func(m *engine.Model) {
 		for h := range m.Hosts() {
 			if h.InfraEnvID == ie {
-				out = append(out, hostOut(h))
+				out = append(out, s.hostOut(h))
 			}
 		}
 	})
@@ -82,7 +82,7 @@ func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	}
 	if len(changes) > 0 {
 		s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie,
-			HostID: id, Message: fmt.Sprintf("Host %s: %s", hostName(h), strings.Join(changes, ", "))})
+			HostID: id, Message: fmt.Sprintf("Host %s: %s", s.hostName(h), strings.Join(changes, ", "))})
 	}
 	if err := s.refreshHost(ctx, id); err != nil {
 		return err
@@ -181,7 +181,7 @@ func (s *server) deleteHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 		return fmt.Errorf("delete host: %w", err)
 	}
 	s.event(ctx, engine.Event{Name: "host_deregistered", Severity: "info", ClusterID: h.ClusterID,
-		InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: deregistered", hostName(h))})
+		InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: deregistered", s.hostName(h))})
 	if err := s.refreshCluster(ctx, h.ClusterID); err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	}
 	if h.ClusterID != *p.ClusterID {
 		s.event(ctx, engine.Event{Name: "host_bind_succeeded", Severity: "info", ClusterID: *p.ClusterID,
-			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: bound to cluster %s", hostName(h), *p.ClusterID)})
+			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: bound to cluster %s", s.hostName(h), *p.ClusterID)})
 	}
 	if err := s.refreshHost(ctx, id); err != nil {
 		return err
@@ -245,7 +245,7 @@ func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	}
 	if h.ClusterID != "" {
 		s.event(ctx, engine.Event{Name: "host_unbind_succeeded", Severity: "info", ClusterID: h.ClusterID,
-			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: unbound from cluster %s", hostName(h), h.ClusterID)})
+			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: unbound from cluster %s", s.hostName(h), h.ClusterID)})
 	}
 	if err := s.refreshHost(ctx, id); err != nil {
 		return err
