@@ -119,25 +119,18 @@ func normArch(arch string) string {
 	return arch
 }
 
-// Pull secrets live in engine secrets named after their owner.
-const pullSecretKey = ".dockerconfigjson"
-
+// Pull secrets live in engine secrets named after their owner, under
+// engine.PullSecretKey.
 func clusterSecretName(id string) string  { return "pull-secret-cluster-" + id }
 func infraEnvSecretName(id string) string { return "pull-secret-infra-env-" + id }
 
 // pullSecret returns the pull secret named ref ("" when none).
 func pullSecret(m *engine.Model, ref string) string {
-	if ref == "" {
-		return ""
-	}
-	sec, ok := m.Secret(ref)
-	if !ok {
-		return ""
-	}
-	return string(sec.Data[pullSecretKey])
+	ps, _ := m.PullSecret(ref)
+	return ps
 }
 
 func putPullSecret(name, ps string) *engine.PutSecret {
 	return &engine.PutSecret{Secret: engine.Secret{Name: name, Type: "pull-secret",
-		Data: map[string][]byte{pullSecretKey: []byte(ps)}}}
+		Data: map[string][]byte{engine.PullSecretKey: []byte(ps)}}}
 }
