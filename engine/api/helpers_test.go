@@ -84,6 +84,11 @@ func newEnv(t testing.TB, store engine.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if strings.Contains(logs.String(), "undocumented success status") {
+			t.Errorf("a handler answered a success status the route table does not document:\n%s", logs)
+		}
+	})
 	return &env{t: t, store: store, srv: srv, logs: logs, keys: keys, seen: &syncBuffer{}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		open := op.Security != nil && len(*op.Security) == 0
 		if open != (rt.access == public) {
 			t.Errorf("%s: documented public=%t, route access %d", key, open, rt.access)
+		}
+		if _, ok := op.Responses[strconv.Itoa(rt.ok)]; !ok {
+			t.Errorf("%s: success status %d not documented", key, rt.ok)
 		}
 		if rt.access != public {
 			if _, ok := op.Responses["401"]; !ok {

@@ -25,35 +25,36 @@ type route struct {
 	method string
 	path   string
 	access access
+	ok     int // the success status, as upstream (documented in openapi.json)
 	h      handlerFunc
 }
 
 // routes is the routing table; the OpenAPI document lists exactly these.
 func (s *server) routes() []route {
 	return []route{
-		{http.MethodGet, "/openapi.json", public, s.openAPI},
-		{http.MethodGet, "/clusters", admin, s.listClusters},
-		{http.MethodPost, "/clusters", admin, s.createCluster},
-		{http.MethodGet, "/clusters/{cluster_id}", admin, s.getCluster},
-		{http.MethodPatch, "/clusters/{cluster_id}", admin, s.updateCluster},
-		{http.MethodDelete, "/clusters/{cluster_id}", admin, s.deleteCluster},
-		{http.MethodGet, "/infra-envs", admin, s.listInfraEnvs},
-		{http.MethodPost, "/infra-envs", admin, s.createInfraEnv},
-		{http.MethodGet, "/infra-envs/{infra_env_id}", infraEnv, s.getInfraEnv},
-		{http.MethodPatch, "/infra-envs/{infra_env_id}", admin, s.updateInfraEnv},
-		{http.MethodDelete, "/infra-envs/{infra_env_id}", admin, s.deleteInfraEnv},
-		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/image-url", admin, s.imageURL},
-		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/files", infraEnv, s.downloadFile},
-		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts", infraEnv, s.listHosts},
-		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts", infraEnv, s.registerHost},
-		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}", infraEnv, s.getHost},
-		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}", admin, s.updateHost},
-		{http.MethodDelete, "/infra-envs/{infra_env_id}/hosts/{host_id}", admin, s.deleteHost},
-		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind", admin, s.bindHost},
-		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind", admin, s.unbindHost},
-		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, s.nextSteps},
-		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, s.stepReply},
-		{http.MethodGet, "/events", admin, s.listEvents},
+		{http.MethodGet, "/openapi.json", public, 200, s.openAPI},
+		{http.MethodGet, "/clusters", admin, 200, s.listClusters},
+		{http.MethodPost, "/clusters", admin, 201, s.createCluster},
+		{http.MethodGet, "/clusters/{cluster_id}", admin, 200, s.getCluster},
+		{http.MethodPatch, "/clusters/{cluster_id}", admin, 201, s.updateCluster},
+		{http.MethodDelete, "/clusters/{cluster_id}", admin, 204, s.deleteCluster},
+		{http.MethodGet, "/infra-envs", admin, 200, s.listInfraEnvs},
+		{http.MethodPost, "/infra-envs", admin, 201, s.createInfraEnv},
+		{http.MethodGet, "/infra-envs/{infra_env_id}", infraEnv, 200, s.getInfraEnv},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}", admin, 201, s.updateInfraEnv},
+		{http.MethodDelete, "/infra-envs/{infra_env_id}", admin, 204, s.deleteInfraEnv},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/image-url", admin, 200, s.imageURL},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/files", infraEnv, 200, s.downloadFile},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts", infraEnv, 200, s.listHosts},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts", infraEnv, 201, s.registerHost},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}", infraEnv, 200, s.getHost},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}", admin, 201, s.updateHost},
+		{http.MethodDelete, "/infra-envs/{infra_env_id}/hosts/{host_id}", admin, 204, s.deleteHost},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind", admin, 200, s.bindHost},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind", admin, 200, s.unbindHost},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 200, s.nextSteps},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 204, s.stepReply},
+		{http.MethodGet, "/events", admin, 200, s.listEvents},
 	}
 }
 
@@ -88,6 +89,9 @@ func (s *server) wrap(rt route) http.Handler {
 		}
 		if err != nil {
 			s.writeError(w, r, err)
+		} else if w.code != rt.ok {
+			s.log.ErrorContext(r.Context(), "undocumented success status", "method", r.Method, "route", rt.path,
+				"status", w.code, "documented", rt.ok)
 		}
 		attrs := append(logAttrs(r, w.code), slog.Any("principal", p))
 		level := slog.LevelDebug
