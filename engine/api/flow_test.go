@@ -118,3 +118,16 @@ func TestBoundFlowInMemory(t *testing.T) {
 	e := newMemEnv(t)
 	runBoundFlow(t, e)
 }
+
+// An auto-assign host of a cluster shows the role the engine suggests.
+func TestSuggestedRole(t *testing.T) {
+	e := newMemEnv(t)
+	c := e.createCluster()
+	ie := e.createInfraEnv(c.ID)
+	agentFlow(t, e, ie.ID)
+	var h Host
+	e.must(adminCred(), 200, "GET", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, nil).decode(t, &h)
+	if h.Role != models.HostRoleAutoAssign || h.SuggestedRole != models.HostRoleMaster {
+		t.Errorf("role %q suggested %q, want auto-assign and master (the cluster wants 3 masters)", h.Role, h.SuggestedRole)
+	}
+}

@@ -26,12 +26,26 @@ func (s *server) host(ie, id string) (engine.Host, error) {
 	return h, nil
 }
 
+// writeHost writes host id of infra-env ie, with the role the engine
+// suggests for it when it is an auto-assign host of a cluster.
 func (s *server) writeHost(w http.ResponseWriter, code int, ie, id string) error {
-	h, err := s.host(ie, id)
-	if err != nil {
-		return err
+	var out *Host
+	s.store.Read(func(m *engine.Model) {
+		h, ok := m.Host(id)
+		if !ok || h.InfraEnvID != ie {
+			return
+		}
+		out = s.hostOut(h)
+		if h.ClusterID != "" && out.Role == models.HostRoleAutoAssign {
+			if r := hostFacts(m, h, s).SuggestedRole; r != "" {
+				out.SuggestedRole = r
+			}
+		}
+	})
+	if out == nil {
+		return fmt.Errorf("%w: host %s in infra-env %s", ErrNotFound, id, ie)
 	}
-	writeJSON(w, code, s.hostOut(h))
+	writeJSON(w, code, out)
 	return nil
 }
 
