@@ -55,6 +55,9 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if exists && slices.Contains(installingStatuses(), old.Status) {
 		return fmt.Errorf("%w: host %s is %s and cannot register again", ErrConflict, p.HostID, old.Status)
 	}
+	if err := s.acceptRegistration(ie.ClusterID, old.ClusterID); err != nil {
+		return err
+	}
 	status := models.HostStatusDiscoveringUnbound
 	if ie.ClusterID != "" || old.ClusterID != "" {
 		status = models.HostStatusDiscovering
@@ -205,4 +208,24 @@ func (s *server) defaultDisk(h engine.Host, inventory []byte) string {
 		return ""
 	}
 	return eligible[0].ID
+}
+
+// acceptRegistration refuses hosts while their cluster installs, as
+// upstream (409): only a cluster that is still being assembled takes
+// (re-)registrations.
+func (s *server) acceptRegistration(clusterIDs ...string) error {
+	for _, id := range clusterIDs {
+		if id == "" {
+			continue
+		}
+		var c engine.Cluster
+		s.store.Read(func(m *engine.Model) { c, _ = m.Cluster(id) })
+		switch c.Status {
+		case "", validation.ClusterStatusInsufficient, validation.ClusterStatusReady,
+			validation.ClusterStatusPendingForInput, "adding-hosts":
+		default:
+			return fmt.Errorf("%w: cluster %s is %s and accepts no host registration", ErrConflict, id, c.Status)
+		}
+	}
+	return nil
 }

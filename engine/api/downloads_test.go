@@ -35,3 +35,15 @@ func TestIPXEBootOrderControl(t *testing.T) {
 	e.wantError(e.do(cred{agent: e.agentConfig(ie.ID).Token}, "POST", "/infra-envs/"+ie.ID+"/hosts",
 		models.HostCreateParams{HostID: testHostID}), 409, "cannot register again")
 }
+
+// A cluster that installs takes no registrations (409, the agent stops).
+func TestRegisterWhileClusterInstalls(t *testing.T) {
+	e := newMemEnv(t)
+	c := e.createCluster()
+	ie := e.createInfraEnv(c.ID)
+	if _, err := e.store.Apply(context.Background(), &engine.SetClusterStatus{ID: c.ID, Status: "installing"}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantError(e.do(cred{agent: e.agentConfig(ie.ID).Token}, "POST", "/infra-envs/"+ie.ID+"/hosts",
+		models.HostCreateParams{HostID: testHostID}), 409, "accepts no host registration")
+}
