@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"time"
 
 	"github.com/hashicorp/raft"
 
+	"github.com/rackboot/rackboot/dhcp"
 	"github.com/rackboot/rackboot/engine"
 )
 
@@ -123,4 +126,13 @@ type Stats struct {
 // Stats returns the node's counters.
 func (s *Store) Stats() Stats {
 	return Stats{LastIndex: s.raft.LastIndex(), AppliedIndex: s.raft.AppliedIndex(), Commands: s.fsm.commands.Load()}
+}
+
+// LeaseByIP returns the lease on ip without a Read closure (engine.Leases
+// uses it on the DHCP hot path).
+func (s *Store) LeaseByIP(ip netip.Addr) (dhcp.Lease, bool) { return s.fsm.mach.LeaseByIP(ip) }
+
+// LeaseByMAC returns the bound lease of mac without a Read closure.
+func (s *Store) LeaseByMAC(mac net.HardwareAddr) (dhcp.Lease, bool) {
+	return s.fsm.mach.LeaseByMAC(mac)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // feedBuffer is how many changes a subscriber may lag behind before it is
@@ -14,7 +15,12 @@ const feedBuffer = 8192
 type feed struct {
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
+	n    atomic.Int32 // len(subs), read without the lock
 }
+
+// active reports whether anyone listens; when nobody does, commands skip
+// building their changes.
+func (f *feed) active() bool { return f.n.Load() > 0 }
 
 type subscriber struct {
 	ch chan Change
@@ -24,6 +30,7 @@ func (f *feed) subscribe(ctx context.Context) <-chan Change {
 	s := &subscriber{ch: make(chan Change, feedBuffer)}
 	f.mu.Lock()
 	f.subs[s] = struct{}{}
+	f.n.Add(1)
 	f.mu.Unlock()
 	context.AfterFunc(ctx, func() { f.drop(s) })
 	return s.ch
@@ -39,6 +46,7 @@ func (f *feed) drop(s *subscriber) {
 func (f *feed) dropLocked(s *subscriber) {
 	if _, ok := f.subs[s]; ok {
 		delete(f.subs, s)
+		f.n.Add(-1)
 		close(s.ch)
 	}
 }

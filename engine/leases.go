@@ -22,7 +22,8 @@ const maxLeaseBatch = 4096
 // caller returns when the command holding its lease is applied. Create it
 // with NewLeases.
 type Leases struct {
-	st Store
+	st     Store
+	lookup leaseLookup
 
 	mu       sync.Mutex
 	queue    []*leaseBatch // waiting to be sent; the last one fills up
@@ -37,20 +38,41 @@ type leaseBatch struct {
 
 var _ dhcp.Leases = (*Leases)(nil)
 
-// NewLeases returns the leases of st.
-func NewLeases(st Store) *Leases { return &Leases{st: st} }
+// leaseLookup is what a Store backed by a Machine offers to look leases up
+// without a Read closure (an allocation per call on the DHCP hot path).
+type leaseLookup interface {
+	LeaseByIP(ip netip.Addr) (dhcp.Lease, bool)
+	LeaseByMAC(mac net.HardwareAddr) (dhcp.Lease, bool)
+}
+
+// readLookup looks leases up through Store.Read.
+type readLookup struct{ st Store }
+
+func (r readLookup) LeaseByIP(ip netip.Addr) (lease dhcp.Lease, ok bool) {
+	r.st.Read(func(m *Model) { lease, ok = m.LeaseByIP(ip) })
+	return lease, ok
+}
+
+func (r readLookup) LeaseByMAC(mac net.HardwareAddr) (lease dhcp.Lease, ok bool) {
+	r.st.Read(func(m *Model) { lease, ok = m.LeaseByMAC(mac) })
+	return lease, ok
+}
+
+// NewLeases returns the leases of st. If st also has the LeaseByIP and
+// LeaseByMAC methods of Machine, lookups use them.
+func NewLeases(st Store) *Leases {
+	l := &Leases{st: st, lookup: readLookup{st}}
+	if lk, ok := st.(leaseLookup); ok {
+		l.lookup = lk
+	}
+	return l
+}
 
 // ByMAC returns the bound lease of mac.
-func (l *Leases) ByMAC(mac net.HardwareAddr) (lease dhcp.Lease, ok bool) {
-	l.st.Read(func(m *Model) { lease, ok = m.LeaseByMAC(mac) })
-	return lease, ok
-}
+func (l *Leases) ByMAC(mac net.HardwareAddr) (dhcp.Lease, bool) { return l.lookup.LeaseByMAC(mac) }
 
 // ByIP returns the lease on ip.
-func (l *Leases) ByIP(ip netip.Addr) (lease dhcp.Lease, ok bool) {
-	l.st.Read(func(m *Model) { lease, ok = m.LeaseByIP(ip) })
-	return lease, ok
-}
+func (l *Leases) ByIP(ip netip.Addr) (dhcp.Lease, bool) { return l.lookup.LeaseByIP(ip) }
 
 // All yields a copy of every lease taken when iteration starts.
 func (l *Leases) All() iter.Seq[dhcp.Lease] {
@@ -77,11 +99,10 @@ func (l *Leases) Release(ctx context.Context, ip netip.Addr) error {
 // If ctx ends first, Commit returns its error; the lease may still be
 // stored.
 func (l *Leases) Commit(ctx context.Context, lease dhcp.Lease) error {
-	rec := RecordOf(lease)
-	if _, err := rec.Lease(); err != nil {
-		return fmt.Errorf("%w: %w", dhcp.ErrLeaseStore, err)
+	if !lease.IP.Is4() {
+		return fmt.Errorf("%w: %w", dhcp.ErrLeaseStore, invalid("lease address %q is not IPv4", lease.IP))
 	}
-	b := l.enqueue(rec)
+	b := l.enqueue(RecordOf(lease))
 	select {
 	case <-b.done:
 		if b.err != nil {

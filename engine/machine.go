@@ -3,7 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/netip"
 	"sync"
+
+	"github.com/rackboot/rackboot/dhcp"
 )
 
 // Result is what applying one command produced: its value or its domain
@@ -41,9 +45,9 @@ func (s *Machine) Apply(index uint64, data []byte) Result {
 // ApplyCommand applies a decoded command at log index.
 func (s *Machine) ApplyCommand(index uint64, cmd Command) Result {
 	s.mu.Lock()
-	tx := &Tx{m: s.m, index: index, at: cmd.Time()}
+	tx := &Tx{m: s.m, index: index, at: cmd.Time(), quiet: !s.feed.active()}
 	v, err := cmd.apply(tx)
-	if err != nil && len(tx.changes) > 0 {
+	if err != nil && tx.writes > 0 {
 		s.mu.Unlock()
 		panic(fmt.Sprintf("engine: command type %d failed after changing the model: %v", cmd.Type(), err))
 	}
@@ -60,6 +64,21 @@ func (s *Machine) Read(fn func(m *Model)) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	fn(s.m)
+}
+
+// LeaseByIP returns the lease on ip (a Read without a closure, for the
+// DHCP hot path).
+func (s *Machine) LeaseByIP(ip netip.Addr) (dhcp.Lease, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.m.LeaseByIP(ip)
+}
+
+// LeaseByMAC returns the bound lease of mac.
+func (s *Machine) LeaseByMAC(mac net.HardwareAddr) (dhcp.Lease, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.m.LeaseByMAC(mac)
 }
 
 // Clone returns a copy of the model that later commands do not change,

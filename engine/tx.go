@@ -29,7 +29,8 @@ type Tx struct {
 	index   uint64
 	at      time.Time
 	changes []Change
-	quiet   bool // loading a snapshot: no change feed
+	quiet   bool // nobody subscribed, or loading a snapshot: no changes
+	writes  int  // changes made, recorded or not
 }
 
 // metaObject is an object that carries Meta.
@@ -59,6 +60,7 @@ func del[T any](tx *Tx, objs map[string]*T, kind Kind, id string) {
 }
 
 func (tx *Tx) changed(kind Kind, id string, deleted bool) {
+	tx.writes++
 	if tx.quiet {
 		return
 	}

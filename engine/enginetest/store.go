@@ -2,9 +2,12 @@ package enginetest
 
 import (
 	"context"
+	"net"
+	"net/netip"
 	"sync"
 	"time"
 
+	"github.com/rackboot/rackboot/dhcp"
 	"github.com/rackboot/rackboot/engine"
 )
 
@@ -77,3 +80,9 @@ func (s *Store) Entries() uint64 {
 
 // Dump returns the deterministic snapshot encoding of the model.
 func (s *Store) Dump() []byte { return Dump(s.mach.Clone()) }
+
+// LeaseByIP returns the lease on ip (the engine.Leases fast path).
+func (s *Store) LeaseByIP(ip netip.Addr) (dhcp.Lease, bool) { return s.mach.LeaseByIP(ip) }
+
+// LeaseByMAC returns the bound lease of mac.
+func (s *Store) LeaseByMAC(mac net.HardwareAddr) (dhcp.Lease, bool) { return s.mach.LeaseByMAC(mac) }
