@@ -1,0 +1,170 @@
+package e2e
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/cluster"
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/validation"
+	"github.com/rackboot/rackboot/testbed/netns"
+	"github.com/rackboot/rackboot/testbed/qemu"
+)
+
+// apiPort is where the in-process engine API listens in the namespace.
+const apiPort = "8090"
+
+// engineServer is the engine (a real one-voter raft store under dir) and
+// its REST API served inside the namespace on serverIP:apiPort, the way
+// rackbootd runs them, but in the test process so that it can be stopped
+// and started again over the same data directory.
+type engineServer struct {
+	t     *testing.T
+	ns    *netns.NS
+	dir   string
+	admin string
+
+	mu    sync.Mutex
+	store *cluster.Store
+	srv   *http.Server
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+func startEngine(t *testing.T, ctx context.Context, ns *netns.NS, dir string) *engineServer {
+	t.Helper()
+	e := &engineServer{t: t, ns: ns, dir: dir, admin: "testbed-admin-token-0123456789"}
+	e.start(ctx)
+	t.Cleanup(e.shutdown)
+	return e
+}
+
+func (e *engineServer) start(ctx context.Context) {
+	e.t.Helper()
+	octx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	store, err := cluster.Open(octx, cluster.Config{DataDir: e.dir})
+	if err != nil {
+		e.t.Fatalf("opening the raft store: %v", err)
+	}
+	keys, err := engine.LoadKeyRing(octx, store)
+	if err != nil {
+		store.Close()
+		e.t.Fatalf("key ring: %v", err)
+	}
+	th := testbedThresholds()
+	opts := api.Options{Store: store, AdminToken: e.admin, Keys: keys,
+		ServiceURL: "http://" + serverIP + ":" + apiPort,
+		Thresholds: func(*engine.Model, string) validation.Thresholds { return th }}
+	h, err := api.New(opts)
+	if err != nil {
+		store.Close()
+		e.t.Fatal(err)
+	}
+	var ln net.Listener
+	if err := e.ns.Do(func() (err error) { ln, err = net.Listen("tcp4", serverIP+":"+apiPort); return err }); err != nil {
+		store.Close()
+		e.t.Fatalf("listening in the namespace: %v", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	mctx, mstop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go srv.Serve(ln)
+	go func() { defer close(done); api.Monitor(mctx, opts, 5*time.Second) }()
+	e.mu.Lock()
+	e.store, e.srv, e.stop, e.done = store, srv, mstop, done
+	e.mu.Unlock()
+}
+
+// shutdown stops serving and closes the store (a no-op when stopped).
+func (e *engineServer) shutdown() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.srv == nil {
+		return
+	}
+	e.srv.Close()
+	e.stop()
+	<-e.done
+	if err := e.store.Close(); err != nil {
+		e.t.Logf("closing the store: %v", err)
+	}
+	e.srv, e.store = nil, nil
+}
+
+func (e *engineServer) client() *apiClient {
+	return &apiClient{t: e.t, http: nsHTTPClient(e.ns), base: "http://" + serverIP + ":" + apiPort + api.BasePath, token: e.admin}
+}
+
+// TestDiscoveryImageWithEngineAPI: three VMs (two SeaBIOS, one OVMF, with
+// different CPUs, RAM and disks) boot the discovery image directly (kernel
+// and initrd given to QEMU, the infra-env's discovery.ign appended as
+// rackbootd does), get reserved addresses and hostnames from dnsmasq, and
+// their agents register with the engine's REST API (served in-process on a
+// real raft store). Their inventory matches the VMs, the small one fails a
+// hardware threshold and says why, all are approved; the engine is stopped
+// and started again on the same data directory: hosts, statuses and
+// approvals are still there and every agent checks in again.
+func TestDiscoveryImageWithEngineAPI(t *testing.T) {
+	requireE2E(t, "dnsmasq", "gcc")
+	ctx := t.Context()
+	art := discoveryImage(t, ctx)
+	ns := newSegment(t, ctx)
+	addTaps(t, ctx, ns)
+	dir := t.TempDir()
+	eng := startEngine(t, ctx, ns, filepath.Join(dir, "data"))
+	c := eng.client()
+	ie := createInfraEnv(c)
+	ign := c.must(http.StatusOK, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=discovery.ign", nil, nil)
+	initrd := filepath.Join(dir, "initrd.img")
+	writeInitrdWithIgnition(t, art.Initrd, initrd, string(ign))
+	startDnsmasq(t, ctx, ns, dir)
+
+	started := time.Now()
+	var vms []*qemu.VM
+	for _, h := range discoHosts {
+		vms = append(vms, startDiscoVM(t, ctx, ns, h, "-kernel", art.Kernel, "-initrd", initrd, "-append", "console=ttyS0"))
+	}
+	for i, h := range discoHosts {
+		waitAgent(t, ctx, h, vms[i], started)
+	}
+	before := checkDiscovery(t, ctx, c, ie.ID, started)
+	for i, h := range discoHosts {
+		assertNoSecrets(t, h.name, vms[i].Console())
+	}
+
+	eng.shutdown()
+	restarted := time.Now()
+	eng.start(ctx)
+	t.Logf("engine stopped and started again on %s", eng.dir)
+	checkAfterRestart(t, ctx, c, ie.ID, before, restarted)
+}
+
+// assertNoSecrets: the infra-env's pull secret never reaches a console.
+func assertNoSecrets(t *testing.T, name, console string) {
+	t.Helper()
+	if strings.Contains(console, "dGVzdGJlZDpzZWtyaXQ=") {
+		t.Errorf("%s: the pull secret is on the console", name)
+	}
+}
+
+// startDnsmasq hands out the reserved addresses and hostnames of
+// discoHosts (DHCP only: the VMs boot their kernel directly).
+func startDnsmasq(t *testing.T, ctx context.Context, ns *netns.NS, dir string) {
+	t.Helper()
+	args := []string{"--no-daemon", "--conf-file=/dev/null", "--port=0",
+		"--interface=" + bridge, "--bind-interfaces", "--log-dhcp",
+		"--dhcp-range=10.99.0.50,10.99.0.90,1h", "--dhcp-leasefile=" + filepath.Join(dir, "leases"),
+		"--dhcp-option=option:router," + serverIP, "--dhcp-option=option:dns-server," + serverIP}
+	for _, h := range discoHosts {
+		args = append(args, "--dhcp-host="+h.mac+","+h.ip+","+h.name)
+	}
+	startProc(t, ctx, ns, "dnsmasq", args...)
+}
