@@ -19,12 +19,11 @@ const BasePath = "/api/assisted-install/v2"
 
 // Defaults of Options.
 const (
-	DefaultImageURLTTL      = 4 * time.Hour
-	DefaultPollSeconds      = 60
-	DefaultRunnerRetrySecs  = 60
-	defaultCPUArchitecture  = "x86_64"
-	nextStepRunnerCommand   = "next_step_runner"
-	defaultOpenshiftVersion = ""
+	DefaultImageURLTTL     = 4 * time.Hour
+	DefaultPollSeconds     = 60
+	DefaultRunnerRetrySecs = 60
+	defaultCPUArchitecture = "x86_64"
+	nextStepRunnerCommand  = "next_step_runner"
 )
 
 // ErrOptions: New was given unusable options.

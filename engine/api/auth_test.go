@@ -65,29 +65,39 @@ func TestAccess(t *testing.T) {
 	e.wantError(e.do(cred{}, "GET", "/clusters?api_key="+testAdmin, nil), 401, "")
 }
 
-// A token for an image URL expires; an api_key in the URL works for the
-// files of its infra-env.
+// An image URL carries a short image token of its infra-env that expires
+// and opens the downloads of that infra-env only.
 func TestImageURL(t *testing.T) {
 	e := newMemEnv(t)
-	ie := e.createInfraEnv("")
+	ie, other := e.createInfraEnv(""), e.createInfraEnv("")
 	var u PresignedURL
 	e.must(adminCred(), 200, "GET", "/infra-envs/"+ie.ID+"/downloads/image-url", nil).decode(t, &u)
-	if time.Until(u.ExpiresAt.Time()) < 3*time.Hour || !strings.Contains(u.URL, "api_key=") ||
+	if time.Until(u.ExpiresAt.Time()) < 3*time.Hour || !strings.Contains(u.URL, "image_token=") ||
 		!strings.HasPrefix(u.URL, e.srv.URL+BasePath+"/infra-envs/"+ie.ID+"/downloads/files?") {
 		t.Fatalf("image url %+v", u)
 	}
-	r := e.must(cred{bearer: ""}, 200, "GET", u.URL, nil)
+	r := e.must(cred{}, 200, "GET", u.URL, nil)
 	if !strings.HasPrefix(string(r.body), "#!ipxe\n") || !strings.Contains(string(r.body), "chain --autofree http://10.55.0.1:8080/boot/${mac:hexhyp}/script.ipxe") {
 		t.Errorf("ipxe script:\n%s", r.body)
 	}
-	if strings.Contains(e.logs.String(), "api_key") {
+	tok := u.URL[strings.Index(u.URL, "image_token=")+len("image_token="):]
+	e.must(cred{}, 200, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=discovery.ign&image_token="+tok, nil)
+	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+other.ID+"/downloads/files?file_name=ipxe-script&image_token="+tok, nil), 401, "")
+	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/hosts?image_token="+tok, nil), 401, "")
+	e.wantError(e.do(cred{}, "POST", "/infra-envs/"+ie.ID+"/hosts?image_token="+tok, models.HostCreateParams{HostID: testHostID}), 401, "")
+	if strings.Contains(e.logs.String(), tok) {
 		t.Errorf("the URL's token reached the log")
 	}
-	expired, err := e.keys.Sign(auth.Claims{InfraEnvID: ie.ID, ExpiresAt: time.Now().Add(-time.Hour)})
+	expired, err := e.keys.NewPathToken(ie.ID, time.Now().Add(-time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=ipxe-script&api_key="+expired, nil), 401, "expired")
+	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=ipxe-script&image_token="+expired, nil), 401, "expired")
+	jwt, err := e.keys.Sign(auth.Claims{InfraEnvID: ie.ID, ExpiresAt: time.Now().Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=ipxe-script&api_key="+jwt, nil), 401, "expired")
 }
 
 // Bad input gets a clear 4xx and changes nothing.

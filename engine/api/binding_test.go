@@ -101,9 +101,9 @@ func TestSecretsStayOut(t *testing.T) {
 	e.do(adminCred(), "POST", "/clusters", map[string]any{"name": "x", "openshift_version": "4", "pull_secret": `{"auths":` + testPullSecret})
 	var u PresignedURL
 	e.must(adminCred(), 200, "GET", "/infra-envs/"+ieID+"/downloads/image-url", nil).decode(t, &u)
-	imageTok := u.URL[strings.Index(u.URL, "api_key=")+len("api_key="):]
+	imageTok := u.URL[strings.Index(u.URL, "image_token=")+len("image_token="):]
 	imageTok = imageTok[:strings.IndexByte(imageTok+"&", '&')]
-	e.do(cred{}, "GET", "/infra-envs/"+ieID+"/downloads/files?file_name=nope&api_key="+imageTok, nil)
+	e.do(cred{}, "GET", "/infra-envs/"+ieID+"/downloads/files?file_name=nope&image_token="+imageTok, nil)
 
 	var events strings.Builder
 	e.store.Read(func(m *engine.Model) {

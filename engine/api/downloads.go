@@ -49,11 +49,11 @@ func (s *server) imageURL(w http.ResponseWriter, r *http.Request, _ auth.Princip
 		return err
 	}
 	exp := s.now().Add(s.ttl)
-	tok, err := s.keys.Sign(auth.Claims{InfraEnvID: id, Subject: "image", ExpiresAt: exp})
+	tok, err := s.keys.NewPathToken(id, exp)
 	if err != nil {
 		return fmt.Errorf("sign image token: %w", err)
 	}
-	q := url.Values{"file_name": {fileIPXEScript}, auth.QueryAPIKey: {tok}}
+	q := url.Values{"file_name": {fileIPXEScript}, auth.QueryImageToken: {tok}}
 	u := s.serviceURL + BasePath + "/infra-envs/" + id + "/downloads/files?" + q.Encode()
 	writeJSON(w, http.StatusOK, PresignedURL{ExpiresAt: dt(exp.UTC()), URL: u})
 	return nil

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -14,6 +15,7 @@ const (
 	public   access = iota // anyone (the OpenAPI document)
 	admin                  // the admin bearer token only
 	infraEnv               // the admin, or an agent token of the path's infra-env
+	download               // infraEnv, or an image token (image_token) of the path's infra-env
 )
 
 // handlerFunc serves an authenticated request; a returned error is
@@ -44,7 +46,7 @@ func (s *server) routes() []route {
 		{http.MethodPatch, "/infra-envs/{infra_env_id}", admin, 201, s.updateInfraEnv},
 		{http.MethodDelete, "/infra-envs/{infra_env_id}", admin, 204, s.deleteInfraEnv},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/image-url", admin, 200, s.imageURL},
-		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/files", infraEnv, 200, s.downloadFile},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/downloads/files", download, 200, s.downloadFile},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts", infraEnv, 200, s.listHosts},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts", infraEnv, 201, s.registerHost},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}", infraEnv, 200, s.getHost},
@@ -107,6 +109,11 @@ func (s *server) authorize(r *http.Request, a access) (auth.Principal, error) {
 	if a == public {
 		return auth.Principal{}, nil
 	}
+	if a == download {
+		if p, ok, err := s.imageToken(r); ok {
+			return p, err
+		}
+	}
 	p, err := auth.Authenticate(r, s.admin, s.keys)
 	if err != nil {
 		return auth.Principal{}, err
@@ -114,10 +121,25 @@ func (s *server) authorize(r *http.Request, a access) (auth.Principal, error) {
 	if a == admin && !p.IsAdmin() {
 		return p, forbidden("%s may not use this endpoint", p)
 	}
-	if a == infraEnv {
+	if a == infraEnv || a == download {
 		if err := p.AllowInfraEnv(r.PathValue("infra_env_id")); err != nil {
 			return p, err
 		}
 	}
 	return p, nil
+}
+
+// imageToken checks an image token (Image-Token header or image_token
+// query: a path token of auth.NewPathToken) against the path's infra-env;
+// ok is false when r carries its credential elsewhere.
+func (s *server) imageToken(r *http.Request) (auth.Principal, bool, error) {
+	cred, err := auth.CredentialFromRequest(r)
+	if err != nil || (cred.Source != auth.SourceImageToken && cred.Source != auth.SourceImageQuery) {
+		return auth.Principal{}, false, nil
+	}
+	id := r.PathValue("infra_env_id")
+	if err := s.keys.VerifyPathToken(cred.Token, id); err != nil {
+		return auth.Principal{}, true, fmt.Errorf("%s: %w", cred.Source, err)
+	}
+	return auth.Principal{Kind: auth.KindAgent, InfraEnvID: id, Subject: "image"}, true, nil
 }
