@@ -1,0 +1,34 @@
+// Command agents is the agent-scale benchmark of rackbootd: it starts one
+// rackbootd on loopback with a fresh data directory, creates an infra-env
+// through the admin API, takes the agent token from the infra-env's
+// discovery.ign exactly as a discovered host does, and then runs N
+// simulated agents (default 10,000) that speak the agent protocol with the
+// real agent's client (cmd/rackboot-agent/protocol, so the same paths,
+// headers and bodies as rackboot-agent):
+//
+//  1. registration: each host registers (POST .../hosts, 201), asks for
+//     instructions (GET .../instructions, 200, an inventory step) and
+//     posts a realistic inventory reply (POST .../instructions, 204), with
+//     bounded concurrency; the time until every host is registered with
+//     its inventory is measured, with per-request latency percentiles;
+//  2. steady polling: every host polls its instructions once per interval
+//     (upstream's 60 s), spread evenly, for a bounded duration; latency
+//     percentiles are measured.
+//
+// Throughout, the server's RSS (VmRSS/VmHWM) and CPU time are sampled from
+// /proc, and the raft counters are read from its /metrics before and after
+// each phase (commit rate, entries per command, entries per log write).
+//
+// The server is the rackbootd binary when it serves the API, or (-server
+// inprocess, and -server auto when the binary does not serve the API yet)
+// this program re-executed as a server process that wires engine/api over a
+// cluster.Store in the data directory, the same packages rackbootd uses;
+// that server also serves /debug/pprof for profiling (-pprof).
+//
+// The result is a markdown section (command, date, machine, targets met or
+// not) printed to stdout and written to -out. Everything runs on loopback,
+// bounded in hosts and time, and the server is stopped at the end, also on
+// failure or Ctrl-C.
+//
+//	go run ./bench/agents -hosts 10000 -poll 3m -out /tmp/agents.md
+package main

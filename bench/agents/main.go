@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrUsage: bad flags.
+var ErrUsage = errors.New("agents: usage")
+
+// options are the command's flags.
+type options struct {
+	hosts, concurrency int
+	interval, pollFor  time.Duration
+	server, bin, work  string
+	out, pprofDir      string
+	keep               bool
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if len(args) == 2 && args[0] == "-serve-data-dir" { // the in-process server
+		if err := serveInProcess(ctx, args[1]); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		return 0
+	}
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return 2
+	}
+	if err := bench(ctx, o, stdout); err != nil {
+		fmt.Fprintln(stderr, "agents:", err)
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("agents", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.hosts, "hosts", 10000, "simulated hosts")
+	fs.IntVar(&o.concurrency, "concurrency", 200, "registrations in flight (and the client's connection limit)")
+	fs.DurationVar(&o.interval, "interval", 60*time.Second, "steady polling interval per host (upstream: 60 s)")
+	fs.DurationVar(&o.pollFor, "poll", 3*time.Minute, "length of the steady polling phase (0: skip it)")
+	fs.StringVar(&o.server, "server", kindAuto, "server: binary (bin/rackbootd), inprocess (engine/api + cluster.Store in a child process), auto (binary if it serves the API)")
+	fs.StringVar(&o.bin, "bin", "bin/rackbootd", "rackbootd binary for -server binary/auto")
+	fs.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed unless -keep)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (data_dir, logs)")
+	fs.StringVar(&o.out, "out", "bench/agents/last.md", "file the markdown section is written to")
+	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server only)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		err := fmt.Errorf("%w: unexpected arguments %q", ErrUsage, fs.Args())
+		fmt.Fprintln(stderr, err)
+		return o, err
+	case o.hosts < 1 || o.hosts > maxHosts, o.concurrency < 1 || o.concurrency > 10000,
+		o.interval < time.Second, o.pollFor < 0 || o.pollFor > time.Hour:
+		err := fmt.Errorf("%w: -hosts 1..%d, -concurrency 1..10000, -interval ≥ 1s, -poll 0..1h", ErrUsage, maxHosts)
+		fmt.Fprintln(stderr, err)
+		return o, err
+	}
+	return o, nil
+}
+
+// bench runs both phases and writes the report.
+func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute+o.pollFor)
+	defer cancel()
+	raiseFileLimit()
+	work := o.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "rackboot-agents-"); err != nil {
+			return err
+		}
+	}
+	if !o.keep {
+		defer os.RemoveAll(work)
+	}
+	srv, err := startServer(ctx, o.server, o.bin, work)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	res := &result{opts: o, args: os.Args, started: time.Now(), serverKind: srv.kind}
+	if err := measure(ctx, o, srv, res); err != nil {
+		return err
+	}
+	md := res.markdown()
+	fmt.Fprint(stdout, md)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", o.out, err)
+		}
+	}
+	return nil
+}
+
+// measure runs the phases against srv and fills res.
+func measure(ctx context.Context, o options, srv *server, res *result) error {
+	ac, err := srv.createInfraEnv(ctx)
+	if err != nil {
+		return err
+	}
+	sim, err := newSimulator(ac, o.hosts, o.concurrency, runTag())
+	if err != nil {
+		return err
+	}
+	res.sim = sim
+	mem := &memSampler{pid: srv.pid()}
+	mctx, mstop := context.WithCancel(ctx)
+	defer mstop()
+	go mem.run(mctx, 250*time.Millisecond)
+
+	before := takeSnap(ctx, srv)
+	prof := startProfile(ctx, o.pprofDir, srv, "register", 30*time.Second)
+	res.registerTime, res.registerFailed = sim.registerAll(ctx, o.concurrency)
+	prof.wait()
+	afterReg := takeSnap(ctx, srv)
+	res.phases = append(res.phases, diffSnaps("registration", before, afterReg, o.hosts, "host"))
+	saveHeap(ctx, o.pprofDir, srv, "register")
+	if res.withInventory, res.statuses, err = srv.countHosts(ctx, ac.InfraEnvID); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if o.pollFor > 0 {
+		start := takeSnap(ctx, srv)
+		prof := startProfile(ctx, o.pprofDir, srv, "poll", min(o.pollFor, 30*time.Second))
+		res.polls = sim.pollAll(ctx, o.interval, o.pollFor)
+		prof.wait()
+		end := takeSnap(ctx, srv)
+		res.phases = append(res.phases, diffSnaps("steady polling", start, end, res.polls, "poll"))
+		saveHeap(ctx, o.pprofDir, srv, "poll")
+	}
+	mstop()
+	res.mem, res.memSamples = mem.result()
+	if m, err := readMemory(srv.pid()); err == nil {
+		res.mem.HWM = max(res.mem.HWM, m.HWM)
+	}
+	return ctx.Err()
+}
+
+// countHosts lists the infra-env's hosts with the admin token and counts
+// those with an inventory, and the hosts per status.
+func (s *server) countHosts(ctx context.Context, ieID string) (int, map[string]int, error) {
+	out, err := s.admin(ctx, "GET", "/infra-envs/"+ieID+"/hosts", nil, 200)
+	if err != nil {
+		return 0, nil, err
+	}
+	var hosts []struct {
+		Status    string `json:"status"`
+		Inventory string `json:"inventory"`
+	}
+	if err := json.Unmarshal(out, &hosts); err != nil {
+		return 0, nil, fmt.Errorf("%w: host list: %w", ErrSetup, err)
+	}
+	n, statuses := 0, map[string]int{}
+	for _, h := range hosts {
+		statuses[h.Status]++
+		if strings.TrimSpace(h.Inventory) != "" {
+			n++
+		}
+	}
+	return n, statuses, nil
+}
+
+// runTag makes this run's host ids unique.
+func runTag() uint16 {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return binary.BigEndian.Uint16(b[:])
+}
+
+// raiseFileLimit lifts the soft open-file limit to the hard one, for this
+// process and the server it starts (10,000 agents' connections).
+func raiseFileLimit() {
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
+		l.Cur = l.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	}
+}

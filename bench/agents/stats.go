@@ -1,0 +1,74 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// recorder collects request latencies and failures of one kind of
+// request; it is safe for concurrent use.
+type recorder struct {
+	mu     sync.Mutex
+	name   string
+	lat    []time.Duration
+	errors int
+}
+
+func newRecorder(name string, capacity int) *recorder {
+	return &recorder{name: name, lat: make([]time.Duration, 0, capacity)}
+}
+
+// add records one request that took d; err != nil counts a failure (its
+// latency is not recorded).
+func (r *recorder) add(d time.Duration, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.errors++
+		return
+	}
+	r.lat = append(r.lat, d)
+}
+
+// summary is the latency distribution of one recorder.
+type summary struct {
+	Name           string
+	Count, Errors  int
+	P50, P90, P99  time.Duration
+	P999, Max, Avg time.Duration
+}
+
+// summarize computes the percentiles (nearest rank) of what was recorded.
+func (r *recorder) summarize() summary {
+	r.mu.Lock()
+	lat := slices.Clone(r.lat)
+	s := summary{Name: r.name, Count: len(r.lat), Errors: r.errors}
+	r.mu.Unlock()
+	if len(lat) == 0 {
+		return s
+	}
+	slices.Sort(lat)
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	s.P50, s.P90, s.P99 = percentile(lat, 50), percentile(lat, 90), percentile(lat, 99)
+	s.P999, s.Max = percentile(lat, 99.9), lat[len(lat)-1]
+	s.Avg = sum / time.Duration(len(lat))
+	return s
+}
+
+// percentile is the nearest-rank p-th percentile of sorted (ascending):
+// the smallest value with at least p% of the values at or below it. It is
+// 0 for an empty slice.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(n)))
+	rank = max(1, min(n, rank))
+	return sorted[rank-1]
+}

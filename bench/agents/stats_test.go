@@ -1,0 +1,58 @@
+package main
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestPercentileNearestRank(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = i + 1
+	}
+	for _, c := range []struct {
+		in   []time.Duration
+		p    float64
+		want time.Duration
+	}{
+		{nil, 50, 0},
+		{ms(7), 99, 7 * time.Millisecond},
+		{ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
+		{ms(1, 2, 3, 4), 51, 3 * time.Millisecond},
+		{ms(1, 2, 3, 4), 100, 4 * time.Millisecond},
+		{ms(1, 2, 3, 4), 0, 1 * time.Millisecond},
+		{ms(hundred...), 99, 99 * time.Millisecond},
+		{ms(hundred...), 99.9, 100 * time.Millisecond},
+		{ms(hundred...), 90, 90 * time.Millisecond},
+	} {
+		if got := percentile(c.in, c.p); got != c.want {
+			t.Errorf("percentile(%v, %v) = %v, want %v", c.in, c.p, got, c.want)
+		}
+	}
+}
+
+func TestRecorderSummary(t *testing.T) {
+	r := newRecorder("poll", 0)
+	for i := 100; i >= 1; i-- { // out of order: summarize sorts
+		r.add(time.Duration(i)*time.Millisecond, nil)
+	}
+	r.add(time.Hour, errors.New("refused")) // a failure is counted, not timed
+	s := r.summarize()
+	if s.Count != 100 || s.Errors != 1 {
+		t.Fatalf("count %d errors %d, want 100 and 1", s.Count, s.Errors)
+	}
+	if s.P50 != 50*time.Millisecond || s.P99 != 99*time.Millisecond || s.Max != 100*time.Millisecond {
+		t.Errorf("p50 %v p99 %v max %v", s.P50, s.P99, s.Max)
+	}
+	if s.Avg != 50500*time.Microsecond {
+		t.Errorf("avg %v, want 50.5ms", s.Avg)
+	}
+}
