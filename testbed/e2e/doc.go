@@ -8,4 +8,10 @@
 // prerequisite (root, qemu, firmware, bin/rackbootd) fails them instead of
 // skipping them. The harness tests boot the same image from dnsmasq alone,
 // which separates a broken testbed from a broken rackbootd.
+//
+// The discovery tests (`make e2e-discovery`, -run Discovery) boot three
+// VMs with the discovery image: its agent registers with the engine's REST
+// API, and the tests check the inventory, validations, approval and that
+// the state outlives a restart of the engine, through the API as a user
+// would.
 package e2e

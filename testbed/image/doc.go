@@ -8,6 +8,14 @@
 // gave that machine. ParseLease and ParseIgnition read those reports back
 // from a console log.
 //
+// BuildDiscovery (and BuildDiscoveryFromSource, which first compiles
+// rackboot-agent and Ignition with BuildAgent and BuildIgnition) makes the
+// discovery image instead: the same kernel and busybox with the real
+// Ignition binary, rackboot-agent and small useradd/usermod/groupadd
+// scripts; its /init applies /config.ign with Ignition's fetch-offline,
+// fetch and files stages and then runs the agent until the machine is
+// switched off. testbed/README.md says why and how.
+//
 // Build caches its results by content under a cache directory, so a second
 // build with the same kernel package, busybox and scripts does no work.
 package image
