@@ -104,6 +104,9 @@ type Options struct {
 	// Backoff is the wait before the first retry, doubled for each further
 	// one (default 1s).
 	Backoff time.Duration
+	// Logger receives debug records of retries (nil: discard). Records
+	// carry the "host" attribute and never credentials.
+	Logger *slog.Logger
 }
 
 // Defaults returns o with zero fields replaced by the defaults.
@@ -116,6 +119,9 @@ func (o Options) Defaults() Options {
 	}
 	if o.Backoff <= 0 {
 		o.Backoff = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }
