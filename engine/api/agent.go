@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
@@ -17,6 +19,19 @@ import (
 
 // agentVersionHeader is the header the upstream agent sends its version in.
 const agentVersionHeader = "discovery_agent_version"
+
+// maxAgentVersion bounds the agent version kept on a host.
+const maxAgentVersion = 256
+
+// requestProps are the event properties of a request: its X-Request-Id
+// when it is a short printable string.
+func requestProps(r *http.Request) map[string]string {
+	id := r.Header.Get("X-Request-Id")
+	if id == "" || len(id) > 128 || strings.ContainsFunc(id, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
+		return nil
+	}
+	return map[string]string{"request_id": id}
+}
 
 // installingStatuses are the host statuses in which registering again
 // would lose an installation in progress: registration is refused (409).
@@ -39,6 +54,9 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	version := p.DiscoveryAgentVersion
 	if version == "" {
 		version = r.Header.Get(agentVersionHeader)
+	}
+	if len(version) > maxAgentVersion || strings.ContainsFunc(version, unicode.IsControl) {
+		return badRequest("discovery_agent_version is longer than %d bytes or holds control characters", maxAgentVersion)
 	}
 	ie, err := s.infraEnv(ieID)
 	if err != nil {
@@ -73,7 +91,7 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	s.log.InfoContext(ctx, "host registered", "host", h.ID, "infra_env", ieID, "agent_version", version)
 	s.event(ctx, engine.Event{Name: "host_registration_succeeded", Severity: "info", ClusterID: h.ClusterID,
 		InfraEnvID: ieID, HostID: h.ID, Message: fmt.Sprintf("Host %s: Successfully registered", h.ID),
-		Props: map[string]string{"request_id": r.Header.Get("X-Request-Id")}})
+		Props: requestProps(r)})
 	if err := s.refreshHost(ctx, h.ID); err != nil {
 		return err
 	}

@@ -131,6 +131,7 @@ func TestBadInput(t *testing.T) {
 		{"injecting hostname", "PATCH", host, adminCred(), `{"host_name":"a\nchain http://evil/"}`, 400, "host_name"},
 		{"bad role", "PATCH", host, adminCred(), `{"host_role":"king"}`, 400, "host_role"},
 		{"disk before inventory", "PATCH", host, adminCred(), `{"disks_selected_config":[{"id":"/dev/sda","role":"install"}]}`, 409, "not reported"},
+		{"huge agent version", "POST", "/infra-envs/" + ie.ID + "/hosts", cred{agent: tok}, `{"host_id":"` + testHostID2 + `","discovery_agent_version":"` + strings.Repeat("v", 300) + `"}`, 400, "discovery_agent_version"},
 		{"bad host id", "POST", "/infra-envs/" + ie.ID + "/hosts", cred{agent: tok}, `{"host_id":"../../etc"}`, 400, "not a UUID"},
 		{"bad step type", "POST", host + "/instructions", cred{agent: tok}, `{"step_type":"rm-rf"}`, 400, "step_type"},
 		{"bad inventory", "POST", host + "/instructions", cred{agent: tok}, `{"step_type":"inventory","output":"{not json"}`, 400, "inventory output"},
