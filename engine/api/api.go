@@ -17,7 +17,8 @@ import (
 // BasePath is where the API is mounted.
 const BasePath = "/api/assisted-install/v2"
 
-// Defaults of Options.
+// Protocol constants: image URL lifetime (Options.ImageURLTTL default),
+// the agents' poll interval and runner retry, as upstream.
 const (
 	DefaultImageURLTTL     = 4 * time.Hour
 	DefaultPollSeconds     = 60

@@ -1,18 +1,26 @@
 // Package api serves rackboot's subset of the assisted-service REST API v2
 // under /api/assisted-install/v2: clusters, infra-envs (with their
-// discovery Ignition, iPXE script and image URL), hosts (registration,
-// user updates, late binding), the agent's next-step protocol and events,
-// plus the OpenAPI document of exactly those routes.
+// discovery Ignition, iPXE script and image URL, and static network
+// configs), hosts (registration, user updates, late binding), the agent's
+// next-step protocol and events, plus the OpenAPI document of exactly
+// those routes (openapi.json; a test holds the routing table and the
+// document to each other).
 //
 // Paths, JSON field names and status codes follow upstream
 // (openshift/assisted-service), so that the upstream agent and tools
 // written for the v2 API work against rackbootd. Everything the handler
-// changes goes through engine.Store commands; it keeps no state of its own.
+// changes goes through engine.Store commands; it keeps no state of its own
+// apart from a cache of decoded inventories.
 //
 // Access: the user API needs the admin bearer token; an agent authenticates
 // with an infra-env scoped JWT (X-Secret-Key header or api_key query) and
 // may only register, read and report on hosts of that infra-env and
-// download that infra-env's files. Pull secrets are kept as engine
-// secrets, never inline in objects, and neither they nor tokens reach
-// logs, events or error text.
+// download that infra-env's files; an image URL carries a short expiring
+// image_token that opens that infra-env's downloads only. Pull secrets are
+// kept as engine secrets, never inline in objects, and neither they nor
+// tokens reach logs, events or error text.
+//
+// Host validations (engine/validation) are re-evaluated whenever an
+// inventory, a user setting or a binding changes; Monitor re-evaluates
+// them periodically on the leader, which disconnects silent hosts.
 package api
