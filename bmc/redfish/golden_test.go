@@ -162,3 +162,7 @@ func checkGolden(t *testing.T, file, got string) {
 		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s--- want\n%s", file, got, want)
 	}
 }
+
+func redfishNew(a bmc.Address, c bmc.Credentials) *redfish.Driver {
+	return redfish.New(a, c, bmc.Options{Backoff: time.Millisecond})
+}

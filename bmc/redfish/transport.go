@@ -2,6 +2,7 @@ package redfish
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -64,17 +65,18 @@ func (t *retryTransport) try(req *http.Request, attempt int) (*http.Response, er
 }
 
 // retryable: a dial failure never reached the BMC, and 503 says the BMC did
-// not process the request, so both are safe for any method. Timeouts and
-// other 5xx are retried only for requests that can be repeated (GET, HEAD,
-// PATCH with the same body): a POSTed action such as Reset must not run twice.
+// not process the request, so both are retried for any method. Other
+// transport failures (timeouts, resets) and other 5xx are retried only for
+// requests that can be repeated (GET, HEAD, PATCH with the same body): a
+// POSTed action such as Reset must not run twice.
 func retryable(method string, resp *http.Response, err error) bool {
 	idempotent := method == http.MethodGet || method == http.MethodHead || method == http.MethodPatch
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return true
+			return !isTLSFailure(err)
 		}
-		return idempotent && isTimeout(err)
+		return idempotent && !isTLSFailure(err)
 	}
 	switch resp.StatusCode {
 	case http.StatusServiceUnavailable:
@@ -83,6 +85,14 @@ func retryable(method string, resp *http.Response, err error) bool {
 		return idempotent
 	}
 	return false
+}
+
+// isTLSFailure: an untrusted certificate will not become trusted by asking
+// again.
+func isTLSFailure(err error) bool {
+	var certErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	return errors.As(err, &certErr) || errors.As(err, &recordErr)
 }
 
 func isTimeout(err error) bool {
