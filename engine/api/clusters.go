@@ -54,6 +54,16 @@ func clusterFromParams(p ClusterCreateParams) (engine.Cluster, string, error) {
 	if p.PullSecret == nil {
 		return engine.Cluster{}, "", badRequest("pull_secret is required")
 	}
+	switch p.HighAvailabilityMode {
+	case "", "Full":
+	case "None":
+		if p.ControlPlaneCount == nil {
+			one := int64(1)
+			p.ControlPlaneCount = &one
+		}
+	default:
+		return engine.Cluster{}, "", badRequest("high_availability_mode %q is not Full or None", clip(p.HighAvailabilityMode))
+	}
 	c := engine.Cluster{ID: newID(), Name: *p.Name, BaseDomain: p.BaseDNSDomain,
 		OpenshiftVersion: *p.OpenshiftVersion, SSHPublicKey: p.SSHPublicKey}
 	var patch V2ClusterUpdateParams

@@ -131,3 +131,16 @@ func TestSuggestedRole(t *testing.T) {
 		t.Errorf("role %q suggested %q, want auto-assign and master (the cluster wants 3 masters)", h.Role, h.SuggestedRole)
 	}
 }
+
+// high_availability_mode None makes a single-node cluster.
+func TestSingleNodeCluster(t *testing.T) {
+	e := newMemEnv(t)
+	var c Cluster
+	e.must(adminCred(), 201, "POST", "/clusters", map[string]any{"name": "sno", "openshift_version": "4.17",
+		"pull_secret": testPullSecret, "high_availability_mode": "None"}).decode(t, &c)
+	if c.ControlPlaneCount != 1 || c.HighAvailabilityMode != "None" {
+		t.Errorf("control plane %d, mode %q", c.ControlPlaneCount, c.HighAvailabilityMode)
+	}
+	e.wantError(e.do(adminCred(), "POST", "/clusters", map[string]any{"name": "x", "openshift_version": "4.17",
+		"pull_secret": testPullSecret, "high_availability_mode": "Half"}), 400, "high_availability_mode")
+}

@@ -68,13 +68,16 @@ type ClusterCreateParams struct {
 	ClusterNetworks   []ClusterNetwork `json:"cluster_networks,omitempty"`
 	ControlPlaneCount *int64           `json:"control_plane_count,omitempty"`
 	CPUArchitecture   string           `json:"cpu_architecture,omitempty"`
-	IngressVips       []IP             `json:"ingress_vips,omitempty"`
-	MachineNetworks   []Network        `json:"machine_networks,omitempty"`
-	Name              *string          `json:"name"`
-	OpenshiftVersion  *string          `json:"openshift_version"`
-	PullSecret        *string          `json:"pull_secret"`
-	ServiceNetworks   []Network        `json:"service_networks,omitempty"`
-	SSHPublicKey      string           `json:"ssh_public_key,omitempty"`
+	// HighAvailabilityMode "None" (single node) stands for a control
+	// plane count of 1 when control_plane_count is not given.
+	HighAvailabilityMode string    `json:"high_availability_mode,omitempty"`
+	IngressVips          []IP      `json:"ingress_vips,omitempty"`
+	MachineNetworks      []Network `json:"machine_networks,omitempty"`
+	Name                 *string   `json:"name"`
+	OpenshiftVersion     *string   `json:"openshift_version"`
+	PullSecret           *string   `json:"pull_secret"`
+	ServiceNetworks      []Network `json:"service_networks,omitempty"`
+	SSHPublicKey         string    `json:"ssh_public_key,omitempty"`
 }
 
 // V2ClusterUpdateParams is the body of PATCH /v2/clusters/{id}; nil
