@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/stmcginnis/gofish"
@@ -72,12 +73,8 @@ func (d *Driver) nics(api *gofish.APIClient, op, collection string) ([]bmc.NIC, 
 		if err != nil {
 			return nil, d.fail(op, err)
 		}
-		mac := eth.MACAddress
-		if mac == "" {
-			mac = eth.PermanentMACAddress
-		}
-		hw, err := net.ParseMAC(mac)
-		if err != nil || len(hw) != 6 {
+		hw, ok := bootableMAC(eth)
+		if !ok || slices.ContainsFunc(out, func(n bmc.NIC) bool { return n.MAC == hw.String() }) {
 			continue
 		}
 		out = append(out, bmc.NIC{
@@ -88,6 +85,31 @@ func (d *Driver) nics(api *gofish.APIClient, op, collection string) ([]bmc.NIC, 
 		})
 	}
 	return out, nil
+}
+
+// bootableMAC is the MAC of a physical host NIC: VLAN and other virtual
+// interfaces, and the host's USB/LAN link to its own BMC (an interface
+// linked to a HostInterface), are not NICs a machine boots from.
+func bootableMAC(eth *schemas.EthernetInterface) (net.HardwareAddr, bool) {
+	var extra struct {
+		Type  string `json:"EthernetInterfaceType"`
+		Links struct {
+			HostInterface *odataRef `json:"HostInterface"`
+		} `json:"Links"`
+	}
+	_ = json.Unmarshal(eth.RawData, &extra) // gofish decoded the same bytes already
+	if extra.Type == "Virtual" || extra.Links.HostInterface != nil {
+		return nil, false
+	}
+	mac := eth.MACAddress
+	if mac == "" {
+		mac = eth.PermanentMACAddress
+	}
+	hw, err := net.ParseMAC(mac)
+	if err != nil || len(hw) != 6 {
+		return nil, false
+	}
+	return hw, true
 }
 
 // processors fills in what the ProcessorSummary left out from the
