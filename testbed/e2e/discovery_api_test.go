@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -136,8 +137,9 @@ func TestDiscoveryImageWithEngineAPI(t *testing.T) {
 		waitAgent(t, ctx, h, vms[i], started)
 	}
 	before := checkDiscovery(t, ctx, c, ie.ID, started)
+	token := agentToken(t, ign)
 	for i, h := range discoHosts {
-		assertNoSecrets(t, h.name, vms[i].Console())
+		assertNoSecrets(t, h.name, vms[i].Console(), token)
 	}
 
 	eng.shutdown()
@@ -147,11 +149,31 @@ func TestDiscoveryImageWithEngineAPI(t *testing.T) {
 	checkAfterRestart(t, ctx, c, ie.ID, before, restarted)
 }
 
-// assertNoSecrets: the infra-env's pull secret never reaches a console.
-func assertNoSecrets(t *testing.T, name, console string) {
+// agentToken is the token in the agent.conf that ign writes.
+func agentToken(t *testing.T, ign []byte) string {
+	t.Helper()
+	conf, err := fileContents(ign, "/etc/rackboot/agent.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ac struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(conf), &ac); err != nil || len(ac.Token) < 20 {
+		t.Fatalf("agent.conf %v: no token", err)
+	}
+	return ac.Token
+}
+
+// assertNoSecrets: neither the infra-env's pull secret nor the agent's
+// token reaches a console (Ignition's and the agent's output are there).
+func assertNoSecrets(t *testing.T, name, console, token string) {
 	t.Helper()
 	if strings.Contains(console, "dGVzdGJlZDpzZWtyaXQ=") {
 		t.Errorf("%s: the pull secret is on the console", name)
+	}
+	if strings.Contains(console, token) {
+		t.Errorf("%s: the agent token is on the console", name)
 	}
 }
 
