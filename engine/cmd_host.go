@@ -35,7 +35,7 @@ func (c *RegisterHost) apply(tx *Tx) (any, error) {
 		h = *old
 		h.Status, h.StatusInfo = in.Status, in.StatusInfo
 		h.Inventory, h.AgentVersion = in.Inventory, in.AgentVersion
-		h.Validations, h.Progress = nil, Progress{}
+		h.Validations, h.Progress, h.StepResults = nil, Progress{}, StepResults{}
 	} else {
 		h.Meta = Meta{}
 		h.ClusterID = ""
@@ -49,7 +49,8 @@ func (c *RegisterHost) apply(tx *Tx) (any, error) {
 }
 
 // HostPatch lists the fields of a host to change; nil leaves a field as it
-// is. Inventory replaces the inventory when not nil.
+// is. Inventory, NTPSources, DomainResolutions and Connectivity replace
+// theirs when not nil.
 type HostPatch struct {
 	RequestedHostname  *string         `json:"requested_hostname,omitempty"`
 	Role               *string         `json:"role,omitempty"`
@@ -60,6 +61,10 @@ type HostPatch struct {
 	Progress           *Progress       `json:"progress,omitempty"`
 	Validations        *[]Validation   `json:"validations,omitempty"`
 	AgentVersion       *string         `json:"discovery_agent_version,omitempty"`
+	NTPSources         json.RawMessage `json:"ntp_sources,omitempty"`
+	DomainResolutions  json.RawMessage `json:"domain_name_resolutions,omitempty"`
+	Connectivity       json.RawMessage `json:"connectivity,omitempty"`
+	HostTime           *int64          `json:"timestamp,omitempty"`
 }
 
 // UpdateHost changes fields of a host. InfraEnvID, when set, must be the
@@ -84,15 +89,24 @@ func (c *UpdateHost) apply(tx *Tx) (any, error) {
 	set(&h.Role, p.Role)
 	set(&h.Approved, p.Approved)
 	set(&h.InstallationDiskID, p.InstallationDiskID)
-	if p.Inventory != nil {
-		h.Inventory = p.Inventory
-	}
+	setRaw(&h.Inventory, p.Inventory)
 	set(&h.CheckedInAt, p.CheckedInAt)
 	set(&h.Progress, p.Progress)
 	set(&h.Validations, p.Validations)
 	set(&h.AgentVersion, p.AgentVersion)
+	setRaw(&h.NTPSources, p.NTPSources)
+	setRaw(&h.DomainResolutions, p.DomainResolutions)
+	setRaw(&h.Connectivity, p.Connectivity)
+	set(&h.HostTime, p.HostTime)
 	put(tx, tx.m.hosts, KindHost, h.ID, &h)
 	return h, nil
+}
+
+// setRaw replaces *dst with v when v is not nil.
+func setRaw(dst *json.RawMessage, v json.RawMessage) {
+	if v != nil {
+		*dst = v
+	}
 }
 
 // hostOf returns host id, checking that it belongs to infraEnvID when that

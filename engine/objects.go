@@ -124,6 +124,23 @@ type Host struct {
 	Progress           Progress        `json:"progress"`
 	Validations        []Validation    `json:"validations,omitempty"`
 	AgentVersion       string          `json:"discovery_agent_version,omitempty"`
+	StepResults
+}
+
+// StepResults are what the agent last reported outside its inventory: the
+// compact JSON output of the latest successful step of each type (nil:
+// none yet) and the clock it sent with its last poll. Registering again
+// clears them.
+type StepResults struct {
+	// NTPSources is the ntp-synchronizer output.
+	NTPSources json.RawMessage `json:"ntp_sources,omitempty"`
+	// DomainResolutions is the domain-resolution output.
+	DomainResolutions json.RawMessage `json:"domain_name_resolutions,omitempty"`
+	// Connectivity is the connectivity-check output.
+	Connectivity json.RawMessage `json:"connectivity,omitempty"`
+	// HostTime is the host's clock in unix seconds, as the agent sent it
+	// (?timestamp= of next-steps); 0: unknown.
+	HostTime int64 `json:"timestamp,omitempty"`
 }
 
 // MACInterface maps a MAC address to an interface name of an NMState config.
