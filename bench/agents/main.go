@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -35,8 +36,8 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if len(args) == 2 && args[0] == "-serve-data-dir" { // the in-process server
-		if err := serveInProcess(ctx, args[1]); err != nil {
+	if len(args) >= 2 && args[0] == "-serve-data-dir" { // the in-process server
+		if err := serveInProcess(ctx, args[1], slices.Contains(args[2:], "contention")); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
@@ -98,7 +99,7 @@ func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
 	if !o.keep {
 		defer os.RemoveAll(work)
 	}
-	srv, err := startServer(ctx, o.server, o.bin, work)
+	srv, err := startServer(ctx, o.server, o.bin, work, o.pprofDir != "")
 	if err != nil {
 		return err
 	}
@@ -134,12 +135,12 @@ func measure(ctx context.Context, o options, srv *server, res *result) error {
 	go mem.run(mctx, 250*time.Millisecond)
 
 	before := takeSnap(ctx, srv)
-	prof := startProfile(ctx, o.pprofDir, srv, "register", 30*time.Second)
+	prof := startProfile(ctx, o.pprofDir, srv, "register", 20*time.Second)
 	res.registerTime, res.registerFailed = sim.registerAll(ctx, o.concurrency)
-	prof.wait()
 	afterReg := takeSnap(ctx, srv)
+	prof.wait()
 	res.phases = append(res.phases, diffSnaps("registration", before, afterReg, o.hosts, "host"))
-	saveHeap(ctx, o.pprofDir, srv, "register")
+	saveProfiles(ctx, o.pprofDir, srv, "register")
 	if res.withInventory, res.statuses, err = srv.countHosts(ctx, ac.InfraEnvID); err != nil {
 		return err
 	}
@@ -148,12 +149,13 @@ func measure(ctx context.Context, o options, srv *server, res *result) error {
 	}
 	if o.pollFor > 0 {
 		start := takeSnap(ctx, srv)
-		prof := startProfile(ctx, o.pprofDir, srv, "poll", min(o.pollFor, 30*time.Second))
+		prof := startProfile(ctx, o.pprofDir, srv, "poll", min(o.pollFor, 60*time.Second))
+		sim.onStall = func() { go saveGoroutines(ctx, o.pprofDir, srv, "stall") }
 		res.polls = sim.pollAll(ctx, o.interval, o.pollFor)
-		prof.wait()
 		end := takeSnap(ctx, srv)
+		prof.wait()
 		res.phases = append(res.phases, diffSnaps("steady polling", start, end, res.polls, "poll"))
-		saveHeap(ctx, o.pprofDir, srv, "poll")
+		saveProfiles(ctx, o.pprofDir, srv, "poll")
 	}
 	mstop()
 	res.mem, res.memSamples = mem.result()

@@ -89,13 +89,27 @@ func startProfile(ctx context.Context, dir string, srv *server, name string, d t
 	return p
 }
 
-// saveHeap saves the server's heap profile into dir/<name>.heap.pprof.
-func saveHeap(ctx context.Context, dir string, srv *server, name string) {
+// saveProfiles saves the server's heap, block and mutex profiles (the
+// last two cumulative since start) into dir/<name>.<kind>.pprof.
+func saveProfiles(ctx context.Context, dir string, srv *server, name string) {
 	if dir == "" || srv.kind != kindInProcess {
 		return
 	}
-	if err := fetchTo(ctx, srv.base+"/debug/pprof/heap", filepath.Join(dir, name+".heap.pprof")); err != nil {
-		fmt.Fprintln(os.Stderr, "agents: heap profile:", err)
+	for _, kind := range []string{"heap", "block", "mutex"} {
+		if err := fetchTo(ctx, srv.base+"/debug/pprof/"+kind, filepath.Join(dir, name+"."+kind+".pprof")); err != nil {
+			fmt.Fprintf(os.Stderr, "agents: %s profile: %v\n", kind, err)
+		}
+	}
+}
+
+// saveGoroutines saves every goroutine's stack of the server into
+// dir/<name>.goroutines.txt.
+func saveGoroutines(ctx context.Context, dir string, srv *server, name string) {
+	if dir == "" || srv.kind != kindInProcess {
+		return
+	}
+	if err := fetchTo(ctx, srv.base+"/debug/pprof/goroutine?debug=2", filepath.Join(dir, name+".goroutines.txt")); err != nil {
+		fmt.Fprintln(os.Stderr, "agents: goroutine dump:", err)
 	}
 }
 

@@ -44,6 +44,7 @@ func (r *result) markdown() string {
 	w("Server: %s  \n\n", r.serverDesc())
 	r.targets(w)
 	r.latencies(w)
+	r.timeline(w)
 	r.raft(w)
 	r.notes(w)
 	return b.String()
@@ -94,6 +95,22 @@ func (r *result) latencies(w func(string, ...any)) {
 		w(" %d polls started more than 1 s after their slot (client or server behind).", n)
 	}
 	w("\n\n")
+}
+
+// timeline shows the polling phase in 10 s windows.
+func (r *result) timeline(w func(string, ...any)) {
+	if r.sim.timeline == nil {
+		return
+	}
+	ws := r.sim.timeline.snapshot()
+	if len(ws) == 0 {
+		return
+	}
+	w("Steady polling in 10 s windows (polls started; of them ≥ 50 ms; slowest):\n\n| from | polls | ≥ 50 ms | max |\n|---:|---:|---:|---:|\n")
+	for i, win := range ws {
+		w("| %d s | %d | %d | %s |\n", i*10, win.Count, win.Slow, ms(win.Max))
+	}
+	w("\n")
 }
 
 func (r *result) raft(w func(string, ...any)) {

@@ -10,6 +10,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -28,7 +29,14 @@ const addrFile = "bench-addr"
 // /metrics (rackbootd's raft counters plus the batching samples) and
 // /debug/pprof. It logs at info level to dataDir/server.log, as rackbootd
 // logs every registration and inventory. It returns when ctx ends.
-func serveInProcess(ctx context.Context, dataDir string) error {
+//
+// With contention, blocking (events of 1 ms and more, sampled) and mutex
+// contention (1 in 10) are profiled too.
+func serveInProcess(ctx context.Context, dataDir string, contention bool) error {
+	if contention {
+		runtime.SetBlockProfileRate(int(time.Millisecond))
+		runtime.SetMutexProfileFraction(10)
+	}
 	sink := newRaftSink()
 	if err := sink.install(); err != nil {
 		return err

@@ -49,19 +49,21 @@ type server struct {
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
 // startServer starts the server of kind in a fresh dataDir under work.
-func startServer(ctx context.Context, kind, bin, work string) (*server, error) {
+// contention asks the in-process server to record blocking and mutex
+// contention profiles.
+func startServer(ctx context.Context, kind, bin, work string, contention bool) (*server, error) {
 	switch kind {
 	case kindBinary:
 		return startBinary(ctx, bin, filepath.Join(work, "rackbootd"))
 	case kindInProcess:
-		return startInProcess(ctx, filepath.Join(work, "inprocess"))
+		return startInProcess(ctx, filepath.Join(work, "inprocess"), contention)
 	case kindAuto:
 		s, err := startBinary(ctx, bin, filepath.Join(work, "rackbootd"))
 		if err == nil {
 			return s, nil
 		}
 		fmt.Fprintf(os.Stderr, "%v; using -server %s\n", err, kindInProcess)
-		return startInProcess(ctx, filepath.Join(work, "inprocess"))
+		return startInProcess(ctx, filepath.Join(work, "inprocess"), contention)
 	}
 	return nil, fmt.Errorf("%w: unknown -server %q", ErrServer, kind)
 }
@@ -98,7 +100,7 @@ func startBinary(ctx context.Context, bin, dataDir string) (*server, error) {
 }
 
 // startInProcess re-executes this program as the in-process server.
-func startInProcess(ctx context.Context, dataDir string) (*server, error) {
+func startInProcess(ctx context.Context, dataDir string, contention bool) (*server, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrServer, err)
 	}
@@ -107,7 +109,11 @@ func startInProcess(ctx context.Context, dataDir string) (*server, error) {
 		return nil, fmt.Errorf("%w: %w", ErrServer, err)
 	}
 	s := &server{kind: kindInProcess, dataDir: dataDir}
-	if err := s.start(exec.Command(self, "-serve-data-dir", dataDir), "stderr.log"); err != nil {
+	args := []string{"-serve-data-dir", dataDir}
+	if contention {
+		args = append(args, "contention")
+	}
+	if err := s.start(exec.Command(self, args...), "stderr.log"); err != nil {
 		return nil, err
 	}
 	if err := s.waitFor(ctx, 60*time.Second, func() bool { return readAddr(dataDir) != "" }); err != nil {

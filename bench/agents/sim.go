@@ -33,7 +33,14 @@ type simulator struct {
 	register, instructions, reply, poll *recorder
 	printed                             atomic.Int32
 	lateStarts                          atomic.Int64 // polls started > 1 s after their slot
+	timeline                            *timeline    // poll latencies over the polling phase
+	onStall                             func()       // called (once) when a poll takes > stallAfter
+	stalled                             sync.Once
 }
+
+// stallAfter is the poll latency that counts as a stall worth a goroutine
+// dump of the server.
+const stallAfter = 2 * time.Second
 
 // newSimulator makes n hosts with their inventories and one agent client
 // (the real agent's) whose connection pool holds conns connections.
@@ -137,6 +144,7 @@ func (s *simulator) pollAll(ctx context.Context, interval, d time.Duration) int 
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
+	s.timeline = newTimeline(start, 10*time.Second, d)
 	n := len(s.hosts)
 	var wg sync.WaitGroup
 	var sent atomic.Int64
@@ -158,7 +166,12 @@ func (s *simulator) pollAll(ctx context.Context, interval, d time.Duration) int 
 				if ctx.Err() != nil {
 					return // cut off by the end of the phase: not a server failure
 				}
-				s.poll.add(time.Since(t0), err)
+				lat := time.Since(t0)
+				s.poll.add(lat, err)
+				s.timeline.add(t0, lat)
+				if lat > stallAfter && s.onStall != nil {
+					s.stalled.Do(s.onStall)
+				}
 				s.logErr(i, err)
 				slot = slot.Add(interval)
 			}

@@ -72,3 +72,53 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	rank = max(1, min(n, rank))
 	return sorted[rank-1]
 }
+
+// timeline keeps, per window of a phase, how many requests started in it,
+// how many took longer than the poll target, and the slowest.
+type timeline struct {
+	mu      sync.Mutex
+	start   time.Time
+	width   time.Duration
+	windows []window
+}
+
+// window is one slice of a timeline.
+type window struct {
+	Count, Slow int
+	Max         time.Duration
+}
+
+func newTimeline(start time.Time, width, total time.Duration) *timeline {
+	n := int((total+width-1)/width) + 1
+	return &timeline{start: start, width: width, windows: make([]window, n)}
+}
+
+// add records a request started at t that took d.
+func (tl *timeline) add(t time.Time, d time.Duration) {
+	if t.Before(tl.start) {
+		return
+	}
+	i := int(t.Sub(tl.start) / tl.width)
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if i < 0 || i >= len(tl.windows) {
+		return
+	}
+	w := &tl.windows[i]
+	w.Count++
+	if d >= targetPollP99 {
+		w.Slow++
+	}
+	w.Max = max(w.Max, d)
+}
+
+// snapshot returns the windows that saw requests.
+func (tl *timeline) snapshot() []window {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	out := slices.Clone(tl.windows)
+	for len(out) > 0 && out[len(out)-1].Count == 0 {
+		out = out[:len(out)-1]
+	}
+	return out
+}

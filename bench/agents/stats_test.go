@@ -56,3 +56,23 @@ func TestRecorderSummary(t *testing.T) {
 		t.Errorf("avg %v, want 50.5ms", s.Avg)
 	}
 }
+
+func TestTimelineWindows(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tl := newTimeline(t0, 10*time.Second, 30*time.Second)
+	tl.add(t0, time.Millisecond)
+	tl.add(t0.Add(9*time.Second), 80*time.Millisecond)
+	tl.add(t0.Add(25*time.Second), 3*time.Second)
+	tl.add(t0.Add(-time.Second), time.Hour) // before the start: ignored
+	tl.add(t0.Add(time.Hour), time.Hour)    // after the end: ignored
+	got := tl.snapshot()
+	want := []window{{2, 1, 80 * time.Millisecond}, {}, {1, 1, 3 * time.Second}}
+	if len(got) != len(want) {
+		t.Fatalf("got %d windows %v, want %v", len(got), got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("window %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
