@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -197,7 +199,9 @@ func TestDroppedConnectionsAreRetried(t *testing.T) {
 
 func TestTLSVerification(t *testing.T) {
 	m := newMockBMC(t, "hpe-ilo5")
-	srv := httptest.NewTLSServer(m)
+	srv := httptest.NewUnstartedServer(m)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	a, err := bmc.ParseAddress("ilo5-virtualmedia://" + strings.TrimPrefix(srv.URL, "https://"))
 	if err != nil {
