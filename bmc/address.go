@@ -79,6 +79,19 @@ type Address struct {
 // Endpoint is the base URL of the Redfish service, e.g. https://10.0.0.5:443.
 func (a Address) Endpoint() string { return a.Scheme + "://" + a.Host }
 
+// BootDevice is the one-time boot device the address's boot method asks
+// for: Pxe, Cd (virtual media) or UefiHttp (the firmware gets the URL from
+// DHCP, which rackboot answers for HTTP-boot clients).
+func (a Address) BootDevice() BootDevice {
+	switch a.Boot {
+	case BootMethodVirtualMedia:
+		return BootCd
+	case BootMethodUEFIHTTP:
+		return BootUefiHTTP
+	}
+	return BootPxe
+}
+
 // String is the canonical form of the address.
 func (a Address) String() string {
 	name := ""

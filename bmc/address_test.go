@@ -168,3 +168,28 @@ func FuzzParseAddress(f *testing.F) {
 		}
 	})
 }
+
+func TestBootDevice(t *testing.T) {
+	for in, want := range map[string]bmc.BootDevice{
+		"redfish://h": bmc.BootPxe, "idrac-redfish://h": bmc.BootPxe, "ilo5-redfish+http://h": bmc.BootPxe,
+		"redfish-virtualmedia://h": bmc.BootCd, "idrac-virtualmedia://h": bmc.BootCd, "ilo5-virtualmedia://h": bmc.BootCd,
+		"redfish-uefihttp://h": bmc.BootUefiHTTP,
+	} {
+		a, err := bmc.ParseAddress(in)
+		if err != nil || a.BootDevice() != want {
+			t.Errorf("%s: BootDevice() = %v (%v), want %v", in, a.BootDevice(), err, want)
+		}
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	for err, want := range map[error]bool{
+		nil: false, bmc.ErrBadCredentials: false, bmc.ErrUnsupported: false, bmc.ErrBadAddress: false,
+		fmt.Errorf("x: %w", bmc.ErrUnreachable): true, fmt.Errorf("x: %w", bmc.ErrBMC): true,
+		errors.New("other"): false,
+	} {
+		if got := bmc.Retryable(err); got != want {
+			t.Errorf("Retryable(%v) = %v, want %v", err, got, want)
+		}
+	}
+}

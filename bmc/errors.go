@@ -21,3 +21,15 @@ var (
 	// no sense (garbage JSON, a state that did not change).
 	ErrBMC = errors.New("BMC error")
 )
+
+// Retryable reports whether an operation that failed with err may succeed
+// if tried again later with the same credentials: an unreachable BMC or a
+// BMC error may be transient; bad credentials, unsupported operations and
+// bad addresses are not (the operator has to change something first).
+func Retryable(err error) bool {
+	if err == nil || errors.Is(err, ErrBadCredentials) || errors.Is(err, ErrUnsupported) ||
+		errors.Is(err, ErrBadAddress) {
+		return false
+	}
+	return errors.Is(err, ErrUnreachable) || errors.Is(err, ErrBMC)
+}

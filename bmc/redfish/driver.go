@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -47,7 +48,7 @@ func New(addr bmc.Address, creds bmc.Credentials, opts bmc.Options) *Driver {
 		opts:  opts,
 		httpc: &http.Client{Transport: &retryTransport{
 			base: base, attempts: opts.Attempts, backoff: opts.Backoff, timeout: opts.RequestTimeout,
-			log: opts.Logger.With("host", addr.Host),
+			log: opts.Logger.With("host", addr.Host), user: creds.Username, pass: creds.Password,
 		}},
 	}
 }
@@ -141,7 +142,8 @@ func (d *Driver) getJSON(api *gofish.APIClient, op, path string, v any) error {
 	return nil
 }
 
-// send POSTs or PATCHes payload to path.
+// send POSTs or PATCHes payload to path. A PATCH refused for want of an
+// ETag (428, or 412 for a stale one) is sent again with If-Match.
 func (d *Driver) send(api *gofish.APIClient, op, method, path string, payload any) error {
 	var resp *http.Response
 	var err error
@@ -150,6 +152,9 @@ func (d *Driver) send(api *gofish.APIClient, op, method, path string, payload an
 		resp, err = api.Post(path, payload)
 	case http.MethodPatch:
 		resp, err = api.Patch(path, payload)
+		if code := statusOf(err); code == http.StatusPreconditionRequired || code == http.StatusPreconditionFailed {
+			resp, err = d.patchIfMatch(api, path, payload)
+		}
 	default:
 		return fmt.Errorf("redfish: unexpected method %s", method)
 	}
@@ -158,4 +163,33 @@ func (d *Driver) send(api *gofish.APIClient, op, method, path string, payload an
 	}
 	schemas.DeferredCleanupHTTPResponse(resp)
 	return nil
+}
+
+func (d *Driver) patchIfMatch(api *gofish.APIClient, path string, payload any) (*http.Response, error) {
+	resp, err := api.Get(path)
+	if err != nil {
+		return nil, err
+	}
+	etag := resp.Header.Get("ETag")
+	var doc struct {
+		ETag string `json:"@odata.etag"`
+	}
+	if etag == "" {
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&doc)
+		etag = doc.ETag
+	}
+	schemas.DeferredCleanupHTTPResponse(resp)
+	if etag == "" {
+		etag = "*"
+	}
+	return api.PatchWithHeaders(path, payload, map[string]string{"If-Match": etag})
+}
+
+// statusOf is the HTTP status of a gofish error, or 0.
+func statusOf(err error) int {
+	var re *schemas.Error
+	if errors.As(err, &re) {
+		return re.HTTPReturnedStatusCode
+	}
+	return 0
 }

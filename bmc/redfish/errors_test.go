@@ -19,11 +19,11 @@ import (
 	"github.com/rackboot/rackboot/bmc"
 )
 
-// countAuthed counts the requests that carried credentials.
-func countAuthed(reqs []string) int {
+// count401 counts the requests the BMC refused with 401.
+func count401(reqs []string) int {
 	n := 0
 	for _, r := range reqs {
-		if !strings.Contains(r, "[no auth]") {
+		if strings.HasSuffix(r, "-> 401") {
 			n++
 		}
 	}
@@ -51,8 +51,8 @@ func TestBadCredentialsAreNotRetried(t *testing.T) {
 		t.Fatalf("PowerOn with a wrong password = %v, want ErrBadCredentials", err)
 	}
 	reqs := m.requests()
-	if countAuthed(reqs) != 1 {
-		t.Errorf("a refused password was tried %d times, want once:\n%s", countAuthed(reqs), strings.Join(reqs, "\n"))
+	if count401(reqs) != 1 || !strings.HasSuffix(reqs[len(reqs)-1], "-> 401") {
+		t.Errorf("a refused password was tried again (want one 401, and nothing after it):\n%s", strings.Join(reqs, "\n"))
 	}
 	if !strings.Contains(err.Error(), "401") {
 		t.Errorf("error does not say what the BMC answered: %v", err)
@@ -281,4 +281,45 @@ func TestGarbageAnswer(t *testing.T) {
 		t.Fatalf("HTML instead of JSON = %v, want ErrBMC malformed", err)
 	}
 	assertNoSecret(t, "error", err.Error())
+}
+
+func TestServiceRootNeedingAuth(t *testing.T) {
+	m := newMockBMC(t, "supermicro-x12")
+	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+		if u, p, ok := r.BasicAuth(); !ok || u != testUser || p != testPass {
+			redfishError(w, http.StatusUnauthorized, "Base.1.8.NoValidSession", "no valid session")
+			return true
+		}
+		return false
+	}
+	srv := start(t, m)
+	if _, err := newDriver(t, srv.URL, goodCreds, bmc.Options{}).PowerState(t.Context()); err != nil {
+		t.Fatalf("BMC that wants credentials on the service root: %v", err)
+	}
+	_, err := newDriver(t, srv.URL, bmc.Credentials{Username: testUser, Password: "nope"}, bmc.Options{}).PowerState(t.Context())
+	if !errors.Is(err, bmc.ErrBadCredentials) {
+		t.Fatalf("wrong password on such a BMC = %v, want ErrBadCredentials", err)
+	}
+}
+
+func TestPatchWithIfMatch(t *testing.T) {
+	m := newMockBMC(t, "supermicro-x12")
+	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/redfish/v1/Systems/1":
+			w.Header().Set("ETag", `W/"1700000000"`)
+		case r.Method == http.MethodPatch && r.Header.Get("If-Match") != `W/"1700000000"`:
+			redfishError(w, http.StatusPreconditionRequired, "Base.1.8.PreconditionRequired", "If-Match header is required")
+			return true
+		}
+		return false
+	}
+	srv := start(t, m)
+	if err := newDriver(t, srv.URL, goodCreds, bmc.Options{}).SetBootOnce(t.Context(), bmc.BootPxe, bmc.BootModeLegacy); err != nil {
+		t.Fatalf("SetBootOnce on a BMC wanting If-Match: %v", err)
+	}
+	boot := m.doc("/redfish/v1/Systems/1")["Boot"].(map[string]any)
+	if boot["BootSourceOverrideTarget"] != "Pxe" || boot["BootSourceOverrideMode"] != "Legacy" {
+		t.Errorf("boot override = %v", boot)
+	}
 }

@@ -20,6 +20,10 @@ type retryTransport struct {
 	backoff  time.Duration
 	timeout  time.Duration
 	log      *slog.Logger
+	// user and pass are sent as Basic auth on every request that carries no
+	// credentials of its own, the service root included: a few BMCs refuse
+	// it anonymously, and a 401 must then mean the password is wrong.
+	user, pass string
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -51,14 +55,16 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // called once the response body is done with.
 func (t *retryTransport) try(req *http.Request, attempt int) (*http.Response, error, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
-	r := req.WithContext(ctx)
+	r := req.Clone(ctx)
 	if attempt > 1 && req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
 			return nil, err, cancel
 		}
-		r = r.Clone(ctx)
 		r.Body = body
+	}
+	if r.Header.Get("Authorization") == "" && r.Header.Get("X-Auth-Token") == "" && t.user != "" {
+		r.SetBasicAuth(t.user, t.pass)
 	}
 	resp, err := t.base.RoundTrip(r)
 	return resp, err, cancel
