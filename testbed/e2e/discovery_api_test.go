@@ -147,6 +147,7 @@ func TestDiscoveryImageWithEngineAPI(t *testing.T) {
 	eng.start(ctx)
 	t.Logf("engine stopped and started again on %s", eng.dir)
 	checkAfterRestart(t, ctx, c, ie.ID, before, restarted)
+	assertAgentsCarriedOn(t, vms)
 }
 
 // agentToken is the token in the agent.conf that ign writes.

@@ -119,7 +119,7 @@ func vmExtra(t *testing.T, h discoHost, dir string) []string {
 func diskSerial(h discoHost, i int) string { return fmt.Sprintf("rb-%s-%d", h.name, i) }
 
 // agentStartRE marks the agent's first start on a discovery console.
-var agentStartRE = regexp.MustCompile(`RACKBOOT-AGENT-START`)
+var agentStartRE = regexp.MustCompile(regexp.QuoteMeta(image.MarkerAgentStart))
 
 // startDiscoVM powers on h with extra arguments (a direct kernel boot, or
 // none for a network boot) and waits until its agent starts. The VM runs
@@ -153,7 +153,7 @@ func waitAgent(t *testing.T, ctx context.Context, h discoHost, vm *qemu.VM, star
 	}
 	t.Logf("%s (%s): power-on to agent start in %s", h.name, h.fw, time.Since(started).Round(100*time.Millisecond))
 	console := vm.Console()
-	if !strings.Contains(console, "RACKBOOT-IGNITION-APPLIED") {
+	if !strings.Contains(console, image.MarkerIgnitionApplied) {
 		t.Errorf("%s: Ignition did not report success", h.name)
 	}
 	if errs := image.Errors(console); len(errs) > 0 {
@@ -279,4 +279,16 @@ func hostByMAC(hs []api.Host, mac string) (api.Host, *models.Inventory, bool) {
 		}
 	}
 	return api.Host{}, nil, false
+}
+
+// assertAgentsCarriedOn: no agent exited (and was restarted by /init)
+// while the appliance was down: each rode it out with its backoff.
+func assertAgentsCarriedOn(t *testing.T, vms []*qemu.VM) {
+	t.Helper()
+	for i, vm := range vms {
+		console := vm.Console()
+		if n := strings.Count(console, image.MarkerAgentStart); n != 1 || strings.Contains(console, image.MarkerAgentExit) {
+			t.Errorf("%s: the agent started %d times and exited: %t", discoHosts[i].name, n, strings.Contains(console, image.MarkerAgentExit))
+		}
+	}
 }

@@ -16,6 +16,16 @@ const (
 	MarkerError          = "RACKBOOT-ERROR"
 )
 
+// Console markers of the discovery image's /init.
+const (
+	MarkerIgnitionApplied = "RACKBOOT-IGNITION-APPLIED" // every Ignition stage passed
+	MarkerIgnitionLog     = "RACKBOOT-IGNITION:"        // prefixes Ignition's log lines
+	MarkerAgentStart      = "RACKBOOT-AGENT-START"      // rackboot-agent (re)started
+	MarkerAgentLog        = "RACKBOOT-AGENT:"           // prefixes the agent's output
+	MarkerAgentExit       = "RACKBOOT-AGENT-EXIT"       // the agent exited; restarted in 10 s
+	MarkerReady           = "RACKBOOT-READY"            // /init is done; the agent runs
+)
+
 // Errors returned by the console parsers.
 var (
 	ErrNoLease    = errors.New("image: no lease reported on the console")

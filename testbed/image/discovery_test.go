@@ -72,6 +72,11 @@ func TestWriteDiscoveryInitrd(t *testing.T) {
 			t.Errorf("/init lacks %q", s)
 		}
 	}
+	for _, m := range []string{MarkerIgnitionApplied, MarkerIgnitionLog, MarkerAgentStart, MarkerAgentLog, MarkerAgentExit, MarkerReady, MarkerError} {
+		if !strings.Contains(init.body, m) {
+			t.Errorf("/init never prints %s", m)
+		}
+	}
 	if strings.Contains(init.body, "poweroff -f") {
 		t.Error("the discovery /init powers the machine off")
 	}
