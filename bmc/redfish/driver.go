@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/stmcginnis/gofish"
 	"github.com/stmcginnis/gofish/schemas"
@@ -38,9 +39,12 @@ var _ bmc.Driver = (*Driver)(nil)
 func New(addr bmc.Address, creds bmc.Credentials, opts bmc.Options) *Driver {
 	opts = opts.Defaults()
 	base := &http.Transport{
-		Proxy:             nil,
-		TLSClientConfig:   &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: creds.InsecureSkipVerify}, //nolint:gosec // operator's per-BMC choice
-		ForceAttemptHTTP2: false,
+		// No proxy from the environment: BMCs sit on the rack's network.
+		Proxy:               nil,
+		TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: creds.InsecureSkipVerify}, //nolint:gosec // the operator's per-BMC choice
+		TLSHandshakeTimeout: opts.RequestTimeout,
+		MaxIdleConnsPerHost: 1,
+		IdleConnTimeout:     30 * time.Second,
 	}
 	return &Driver{
 		addr:  addr,
@@ -51,6 +55,16 @@ func New(addr bmc.Address, creds bmc.Credentials, opts bmc.Options) *Driver {
 			log: opts.Logger.With("host", addr.Host), user: creds.Username, pass: creds.Password,
 		}},
 	}
+}
+
+// Open parses a metal3 BMC address (see bmc.ParseAddress) and returns a
+// driver for it.
+func Open(address string, creds bmc.Credentials, opts bmc.Options) (*Driver, error) {
+	addr, err := bmc.ParseAddress(address)
+	if err != nil {
+		return nil, err
+	}
+	return New(addr, creds, opts), nil
 }
 
 // Address is the address the driver was made for.
@@ -69,6 +83,7 @@ func (d *Driver) client(ctx context.Context, op string) (*gofish.APIClient, stri
 			BasicAuth:         true,
 			HTTPClient:        d.httpc,
 			NoModifyTransport: true,
+			ReuseConnections:  true,
 		})
 		if err != nil {
 			return nil, "", d.fail(op, err)

@@ -323,3 +323,32 @@ func TestPatchWithIfMatch(t *testing.T) {
 		t.Errorf("boot override = %v", boot)
 	}
 }
+
+func TestInsertMediaEveryShapeRefused(t *testing.T) {
+	m := newMockBMC(t, "hpe-ilo5")
+	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "InsertMedia") {
+			redfishError(w, http.StatusBadRequest, "Base.1.8.ActionParameterNotSupported", "The parameter Image is not supported.")
+			return true
+		}
+		return false
+	}
+	srv := start(t, m)
+	err := newDriver(t, srv.URL, goodCreds, bmc.Options{}).InsertMedia(t.Context(), isoURL)
+	if !errors.Is(err, bmc.ErrBMC) || !strings.Contains(err.Error(), "Image is not supported") {
+		t.Fatalf("InsertMedia refused in every shape = %v, want ErrBMC with the BMC's message", err)
+	}
+	if n := strings.Count(strings.Join(m.requests(), "\n"), "POST"); n != 4 {
+		t.Errorf("InsertMedia POSTs = %d, want the 4 known shapes, then stop", n)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	d, err := redfishOpen("idrac-virtualmedia+https://10.0.0.6")
+	if err != nil || d.Address().SystemPath != "/redfish/v1/Systems/System.Embedded.1" {
+		t.Fatalf("Open = %v, %v", d, err)
+	}
+	if _, err := redfishOpen("ipmi://10.0.0.6"); !errors.Is(err, bmc.ErrBadAddress) {
+		t.Fatalf("Open(ipmi://) = %v, want ErrBadAddress", err)
+	}
+}

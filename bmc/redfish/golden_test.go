@@ -166,3 +166,7 @@ func checkGolden(t *testing.T, file, got string) {
 func redfishNew(a bmc.Address, c bmc.Credentials) *redfish.Driver {
 	return redfish.New(a, c, bmc.Options{Backoff: time.Millisecond})
 }
+
+func redfishOpen(address string) (*redfish.Driver, error) {
+	return redfish.Open(address, goodCreds, bmc.Options{})
+}
