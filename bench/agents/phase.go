@@ -37,6 +37,9 @@ type phaseStats struct {
 	Writes, WrittenEntries       float64 // log store writes and the entries they held
 	WriteMs                      float64 // total time in log store writes
 	Dispatches, Dispatched       float64 // leader dispatches and their entries
+	SlowWrites10, SlowWrites50   float64 // log writes of ≥ 10 ms, ≥ 50 ms
+	CommitMs, Commits            float64 // per entry: dispatch to commit
+	SlowCommits50                float64 // entries committed ≥ 50 ms after dispatch
 	HasBatching                  bool
 }
 
@@ -58,6 +61,11 @@ func diffSnaps(name string, a, b snap, units int, unitName string) phaseStats {
 	p.Dispatches, ok[6] = d(metricName(keyDispatch) + "_count")
 	p.Dispatched, ok[7] = d(metricName(keyDispatchLogs) + "_sum")
 	p.HasBatching = ok[3] && ok[4] && ok[5] && ok[6] && ok[7]
+	p.SlowWrites10, _ = d(metricName(keyStoreLogs) + "_ge10")
+	p.SlowWrites50, _ = d(metricName(keyStoreLogs) + "_ge50")
+	p.CommitMs, _ = d(metricName(keyCommitTime) + "_sum")
+	p.Commits, _ = d(metricName(keyCommitTime) + "_count")
+	p.SlowCommits50, _ = d(metricName(keyCommitTime) + "_ge50")
 	return p
 }
 

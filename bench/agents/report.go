@@ -114,8 +114,8 @@ func (r *result) timeline(w func(string, ...any)) {
 }
 
 func (r *result) raft(w func(string, ...any)) {
-	w("| Phase | time | entries committed | commits/s | commands | entries/command | commands per unit | log writes | entries/write | mean write | server CPU |\n")
-	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	w("| Phase | time | entries committed | commits/s | commands | entries/command | commands per unit | log writes | entries/write | mean write | writes ≥ 10 / ≥ 50 ms | mean commit | commits ≥ 50 ms | server CPU |\n")
+	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, p := range r.phases {
 		secs := p.Dur.Seconds()
 		row := fmt.Sprintf("| %s | %.1f s | ", p.Name, secs)
@@ -126,9 +126,10 @@ func (r *result) raft(w func(string, ...any)) {
 			row += "n/a | n/a | n/a | n/a | n/a | "
 		}
 		if p.HasBatching {
-			row += fmt.Sprintf("%.0f | %s | %s | ", p.Writes, ratio(p.WrittenEntries, p.Writes), msf(p.WriteMs, p.Writes))
+			row += fmt.Sprintf("%.0f | %s | %s | %.0f / %.0f | %s | %.0f | ", p.Writes, ratio(p.WrittenEntries, p.Writes),
+				msf(p.WriteMs, p.Writes), p.SlowWrites10, p.SlowWrites50, msf(p.CommitMs, p.Commits), p.SlowCommits50)
 		} else {
-			row += "n/a | n/a | n/a | "
+			row += "n/a | n/a | n/a | n/a | n/a | n/a | "
 		}
 		row += fmt.Sprintf("%.1f s (%.0f%% of one CPU) |\n", p.CPU.Seconds(), 100*p.CPU.Seconds()/secs)
 		w("%s", row)
@@ -142,7 +143,7 @@ func (r *result) notes(w func(string, ...any)) {
 	w("Log writes and entries/write come from the samples hashicorp/raft-boltdb reports (`raft.boltdb.logsPerBatch`, " +
 		"`raft.boltdb.storeLogs`): each write is one bolt transaction with its fsync, so entries/write is what raft's group commit " +
 		"(the leader drains up to MaxAppendEntries = 64 queued applies into one write; `BatchApplyCh` buffers that queue) saves; " +
-		"without it every entry would cost one write. ")
+		"without it every entry would cost one write. Mean commit: raft's `raft.commitTime`, from the leader's dispatch of an entry to its commit. ")
 	w("Latencies are measured by the client around each request (connection pool of %d, the real agent's protocol client and headers).\n",
 		r.opts.concurrency)
 }

@@ -19,10 +19,12 @@ type raftSink struct {
 	sums map[string]*sampleSum
 }
 
-// sampleSum accumulates one sample or gauge key.
+// sampleSum accumulates one sample or gauge key; for timings (in ms)
+// Over10 and Over50 count the samples of 10 ms and 50 ms or more.
 type sampleSum struct {
-	Count uint64
-	Sum   float64
+	Count          uint64
+	Sum            float64
+	Over10, Over50 uint64
 }
 
 // Keys of the samples the sink keeps (dot-joined).
@@ -54,6 +56,12 @@ func (s *raftSink) add(key []string, val float32) {
 	if sum, ok := s.sums[k]; ok {
 		sum.Count++
 		sum.Sum += float64(val)
+		if val >= 10 {
+			sum.Over10++
+		}
+		if val >= 50 {
+			sum.Over50++
+		}
 	}
 }
 
@@ -72,15 +80,16 @@ func metricName(key string) string {
 	return "rackboot_bench_" + strings.ReplaceAll(key, ".", "_")
 }
 
-// writeTo writes every kept key as two Prometheus samples, _count and _sum.
+// writeTo writes every kept key as Prometheus samples: _count, _sum and
+// the counts of samples ≥ 10 and ≥ 50 (ms for timings).
 func (s *raftSink) writeTo(w io.Writer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keptKeys() {
 		sum := s.sums[k]
 		n := metricName(k)
-		fmt.Fprintf(w, "# TYPE %s summary\n%s_count %d\n%s_sum %s\n", n, n, sum.Count, n,
-			formatFloat(sum.Sum))
+		fmt.Fprintf(w, "# TYPE %s summary\n%s_count %d\n%s_sum %s\n%s_ge10 %d\n%s_ge50 %d\n", n, n, sum.Count, n,
+			formatFloat(sum.Sum), n, sum.Over10, n, sum.Over50)
 	}
 }
 
