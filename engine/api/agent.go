@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/rackboot/rackboot/engine"
@@ -83,6 +85,7 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	h := engine.Host{ID: p.HostID, InfraEnvID: ieID, Status: status,
 		StatusInfo: validation.StatusInfoDiscovering, AgentVersion: version}
 	ctx := r.Context()
+	s.steps.forget(p.HostID)
 	res, err := s.store.Apply(ctx, &engine.RegisterHost{Host: h})
 	if err != nil {
 		return fmt.Errorf("register host: %w", err)
@@ -128,13 +131,20 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if err != nil {
 		return err
 	}
+	hostTime, err := timestampParam(r)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	now := s.now()
 	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ieID,
-		Patch: engine.HostPatch{CheckedInAt: &now}}); err != nil {
+		Patch: engine.HostPatch{CheckedInAt: &now, HostTime: hostTime}}); err != nil {
 		return fmt.Errorf("check in host: %w", err)
 	}
-	if h.Status == models.HostStatusDisconnected || h.Status == models.HostStatusDisconnectedUnbound {
+	// A host coming back, or a clock that moved, may change its status
+	// now rather than at the monitor's next pass.
+	if h.Status == models.HostStatusDisconnected || h.Status == models.HostStatusDisconnectedUnbound ||
+		hostTime != nil && clockVerdictMoved(h.HostTime, *hostTime, now) {
 		if err := s.refreshHost(ctx, id); err != nil {
 			return err
 		}
@@ -145,6 +155,11 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		steps.Instructions = append(steps.Instructions, &models.Step{
 			StepType: models.StepTypeInventory, StepID: stepID(models.StepTypeInventory), Args: []string{id}})
 	}
+	periodic, err := s.periodicSteps(h)
+	if err != nil {
+		return err
+	}
+	steps.Instructions = append(steps.Instructions, periodic...)
 	writeJSON(w, http.StatusOK, steps)
 	return nil
 }
@@ -176,9 +191,39 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		if err := s.storeInventory(r, h, reply.Output); err != nil {
 			return err
 		}
+	} else if err := s.storeStepResult(ctx, h, reply.StepType, reply.Output); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// timestampParam is the agent's clock from ?timestamp= (unix seconds);
+// nil when absent.
+func timestampParam(r *http.Request) (*int64, error) {
+	v := r.URL.Query().Get("timestamp")
+	if v == "" {
+		return nil, nil
+	}
+	ts, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ts <= 0 {
+		return nil, badRequest("timestamp %q is not a positive number of seconds", clip(v))
+	}
+	return &ts, nil
+}
+
+// clockVerdictMoved reports whether the host's clock, reported as next
+// instead of prev, lands on the other side of the service's tolerance
+// (time-synced-between-host-and-service).
+func clockVerdictMoved(prev, next int64, now time.Time) bool {
+	ok := func(ts int64) bool {
+		if ts == 0 {
+			return false
+		}
+		return validation.ValidateHost(validation.HostFacts{HostTime: ts, Now: now}, validation.DefaultThresholds()).
+			Passed(validation.HostTimeSyncedWithService)
+	}
+	return prev == 0 || ok(prev) != ok(next)
 }
 
 // storeInventory stores an inventory reply on h, picks its installation

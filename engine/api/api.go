@@ -11,6 +11,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -55,9 +56,14 @@ type Options struct {
 	Now func() time.Time
 	// Log receives request and failure logs (discarded when nil).
 	Log *slog.Logger
+	// StepInterval is how long a host is not handed the same periodic
+	// step (connectivity-check, ntp-synchronizer, domain-resolution) with
+	// unchanged arguments again (DefaultStepInterval when zero).
+	StepInterval time.Duration
 }
 
-// server is the handler's state: options only, nothing mutable.
+// server is the handler's state: its options, and caches that only save
+// work or pace the agents' periodic steps (none of them is replicated).
 type server struct {
 	store      engine.Store
 	admin      string
@@ -70,6 +76,10 @@ type server struct {
 	log        *slog.Logger
 	mux        *http.ServeMux
 	inv        *invCache
+	conn       *docCache[models.ConnectivityReport]
+	nets       *netCache
+	steps      *stepSchedule
+	stepEvery  time.Duration
 }
 
 // New returns the API handler. It serves every path under BasePath and
@@ -105,6 +115,11 @@ func newServer(o Options) (*server, error) {
 		store: o.Store, admin: o.AdminToken, keys: o.Keys,
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
 		thresholds: o.Thresholds, now: o.Now, log: o.Log, inv: &invCache{},
+		conn: &docCache[models.ConnectivityReport]{}, nets: &netCache{}, steps: &stepSchedule{},
+		stepEvery: o.StepInterval,
+	}
+	if s.stepEvery <= 0 {
+		s.stepEvery = DefaultStepInterval
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultImageURLTTL

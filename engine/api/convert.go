@@ -104,6 +104,8 @@ func (s *server) hostOut(h engine.Host) *Host {
 		RequestedHostname: h.RequestedHostname, Role: role, SuggestedRole: role,
 		Status: h.Status, StatusInfo: h.StatusInfo, StatusUpdatedAt: dt(h.StatusUpdatedAt),
 		UpdatedAt: dt(h.UpdatedAt), ValidationsInfo: validationsInfo(h.Validations),
+		NtpSources: string(h.NTPSources), DomainNameResolutions: string(h.DomainResolutions),
+		Connectivity: string(h.Connectivity), Timestamp: h.HostTime,
 		Progress: &models.HostProgressInfo{
 			CurrentStage: models.HostStage(h.Progress.CurrentStage), ProgressInfo: h.Progress.ProgressInfo,
 			InstallationPercentage: int64(h.Progress.InstallationPercentage),

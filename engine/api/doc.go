@@ -10,7 +10,20 @@
 // (openshift/assisted-service), so that the upstream agent and tools
 // written for the v2 API work against rackbootd. Everything the handler
 // changes goes through engine.Store commands; it keeps no state of its own
-// apart from a cache of decoded inventories.
+// apart from caches (decoded inventories and connectivity reports, each
+// cluster's majority groups) and when it last handed each host each
+// periodic step.
+//
+// Steps: a host without an inventory is asked for one. Every host in a
+// status validations move also gets, as upstream's do, ntp-synchronizer
+// (its infra-env's NTP sources; rackboot-agent adds the appliance's
+// clock), and a host bound to a cluster connectivity-check (the cluster's
+// other hosts with their NICs' MACs and addresses) and domain-resolution
+// (validation.DomainsToResolve). A step is handed out again only when its
+// arguments change or Options.StepInterval passed. Their latest outputs
+// and the agent's clock (?timestamp= of each poll) are kept on the host
+// (engine.StepResults) and feed the validations, together with the
+// cluster's majority groups and IP collisions.
 //
 // Access: the user API needs the admin bearer token; an agent authenticates
 // with an infra-env scoped JWT (X-Secret-Key header or api_key query) and
@@ -21,6 +34,8 @@
 // tokens reach logs, events or error text.
 //
 // Host validations (engine/validation) are re-evaluated whenever an
-// inventory, a user setting or a binding changes; Monitor re-evaluates
+// inventory, a step output, the host's clock verdict, a user setting or a
+// binding changes (a connectivity report that moves the majority groups
+// re-evaluates the whole cluster); Monitor re-evaluates
 // them periodically on the leader, which disconnects silent hosts.
 package api

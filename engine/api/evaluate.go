@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,7 +17,10 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 	f := validation.HostFacts{
 		ID: h.ID, Role: models.HostRole(h.Role), RequestedHostname: h.RequestedHostname,
 		Status: h.Status, Inventory: s.inv.get(h), CheckedInAt: h.CheckedInAt, Now: s.now(),
+		HostTime: h.HostTime, Connectivity: s.conn.lookup(h.ID, h.Connectivity),
 	}
+	f.NTP, _ = decodeDoc[models.NtpSynchronizationResponse](h.NTPSources)
+	f.DomainResolutions, _ = decodeDoc[models.DomainResolutionResponse](h.DomainResolutions)
 	if ie, ok := m.InfraEnv(h.InfraEnvID); ok {
 		f.NTPSourcesConfigured = len(ie.NTPSources) > 0
 	}
@@ -43,9 +47,23 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 			hc.OtherHostnames = append(hc.OtherHostnames, name)
 		}
 	}
+	hc.MajorityGroups, hc.IPCollisions = s.clusterNets(m, c)
 	f.Cluster = hc
 	f.SuggestedRole = validation.SuggestRoles(s.clusterFacts(m, c, nil), s.thresholds(m, c.ID))[h.ID]
 	return f
+}
+
+// decodeDoc decodes a stored step output; nil when there is none or it
+// does not decode (replies are checked before they are stored).
+func decodeDoc[T any](raw json.RawMessage) (*T, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // clusterFacts gathers what the cluster validations look at. With t, the
@@ -62,7 +80,7 @@ func (s *server) clusterFacts(m *engine.Model, c engine.Cluster, t *validation.T
 	for h := range m.Hosts() {
 		if h.ClusterID == c.ID {
 			f.Hosts = append(f.Hosts, validation.ClusterHost{ID: h.ID, Status: h.Status,
-				Role: models.HostRole(h.Role), Inventory: s.inv.get(h)})
+				Role: models.HostRole(h.Role), Inventory: s.inv.get(h), HostTime: h.HostTime})
 		}
 	}
 	if t != nil {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,14 +39,23 @@ func agentFlow(t *testing.T, e *env, ieID string) Host {
 	var steps models.Steps
 	path := "/infra-envs/" + ieID + "/hosts/" + testHostID + "/instructions"
 	e.must(agent, 200, "GET", path+"?timestamp=1700000000", nil).decode(t, &steps)
-	if len(steps.Instructions) != 1 || steps.Instructions[0].StepType != models.StepTypeInventory ||
+	if len(steps.Instructions) < 2 || steps.Instructions[0].StepType != models.StepTypeInventory ||
 		len(steps.Instructions[0].Args) != 1 || steps.Instructions[0].Args[0] != testHostID ||
 		!strings.HasPrefix(steps.Instructions[0].StepID, "inventory-") || steps.NextInstructionSeconds != 60 {
 		t.Fatalf("steps %+v", steps)
 	}
+	// The periodic steps come with the first instructions; this flow
+	// answers only the inventory.
+	for _, st := range steps.Instructions[1:] {
+		if !slices.Contains(periodicStepTypes(), st.StepType) || len(st.Args) != 1 || !strings.HasPrefix(st.StepID, string(st.StepType)+"-") {
+			t.Errorf("periodic step %+v", st)
+		}
+	}
 	e.must(agent, 204, "POST", path, models.StepReply{StepID: steps.Instructions[0].StepID,
 		StepType: models.StepTypeInventory, Output: inventory(t)})
 
+	// Polling again within the step interval, with nothing changed,
+	// hands out nothing.
 	e.must(agent, 200, "GET", path, nil).decode(t, &steps)
 	if len(steps.Instructions) != 0 || steps.NextInstructionSeconds != 60 || steps.PostStepAction != "continue" {
 		t.Errorf("steps after inventory %+v", steps)

@@ -21,7 +21,7 @@ type normalizer struct{ pairs []string }
 
 var (
 	timeRE   = regexp.MustCompile(`20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
-	stepRE   = regexp.MustCompile(`\b(inventory)-[0-9a-f]{8}\b`)
+	stepRE   = regexp.MustCompile(`"step_id": "([a-z-]+)-[0-9a-f]{8}"`)
 	jwtRE    = regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
 	serverRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 )
@@ -31,7 +31,7 @@ func (n *normalizer) add(old, name string) { n.pairs = append(n.pairs, old, name
 func (n *normalizer) apply(b []byte) []byte {
 	s := strings.NewReplacer(n.pairs...).Replace(string(b))
 	s = timeRE.ReplaceAllString(s, "TIME")
-	s = stepRE.ReplaceAllString(s, "${1}-STEPID")
+	s = stepRE.ReplaceAllString(s, `"step_id": "${1}-STEPID"`)
 	s = jwtRE.ReplaceAllString(s, "TOKEN")
 	return []byte(serverRE.ReplaceAllString(s, "SERVER"))
 }
