@@ -29,6 +29,7 @@ func runLoad(ctx context.Context, which string, args []string) error {
 		fs.IntVar(&l.Workers, "workers", 50, "concurrent workers")
 		fs.IntVar(&l.PerWorker, "per", 10, "fetches per worker")
 		fs.IntVar(&l.BlkSize, "blksize", 1468, "TFTP block size")
+		fs.IntVar(&l.Window, "window", 0, "TFTP windowsize to ask for (0: lock-step)")
 		if err := fs.Parse(args); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rackboot/rackboot/bench/internal/peers"
@@ -17,6 +18,9 @@ import (
 // errIncomplete is returned when a probe or load run did not complete.
 var errIncomplete = errors.New("transfer did not complete")
 
+// tftpWindow is the windowsize the second TFTP load asks for.
+const tftpWindow = 8
+
 type starter func(ctx context.Context, dir string) (*proc.Proc, error)
 
 func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a assets, rep *report.Report) error {
@@ -28,16 +32,25 @@ func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 		l.PerWorker = 3
 	}
 	rep.TFTPCfg = l
+	hpa := func(ctx context.Context, dir string) (*proc.Proc, error) {
+		return peers.TFTPDHPA(ctx, pair.Server, dir, a.tftpRoot)
+	}
+	rbd := func(ctx context.Context, dir string) (*proc.Proc, error) {
+		return rackbootdConfig(rb, a, "off").Start(ctx, pair.Server, dir)
+	}
+	// The same load asking for RFC 7440 windows, as recent UEFI firmware
+	// does: tftpd-hpa ignores the option, rackbootd grants it.
+	lw := l
+	lw.Window = tftpWindow
 	servers := []struct {
 		name  string
 		start starter
+		load  tftpbench.Load
 	}{
-		{"tftpd-hpa", func(ctx context.Context, dir string) (*proc.Proc, error) {
-			return peers.TFTPDHPA(ctx, pair.Server, dir, a.tftpRoot)
-		}},
-		{"rackbootd", func(ctx context.Context, dir string) (*proc.Proc, error) {
-			return rackbootdConfig(rb, a, "off").Start(ctx, pair.Server, dir)
-		}},
+		{"tftpd-hpa", hpa, l},
+		{"rackbootd", rbd, l},
+		{fmt.Sprintf("tftpd-hpa, windowsize %d asked", tftpWindow), hpa, lw},
+		{fmt.Sprintf("rackbootd, windowsize %d asked", tftpWindow), rbd, lw},
 	}
 	rows := make([]report.TFTPRow, len(servers))
 	var errs []error
@@ -45,14 +58,14 @@ func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 		for i, s := range servers {
 			row := &rows[i]
 			row.Server = s.name
-			if s.name == "rackbootd" && rb.missing != "" {
+			if strings.HasPrefix(s.name, "rackbootd") && rb.missing != "" {
 				row.Note = "not measured"
 				continue
 			}
 			if row.Note != "" {
 				continue
 			}
-			res, cpu, err := tftpOne(ctx, pair, o, s.name, s.start, l)
+			res, cpu, err := tftpOne(ctx, pair, o, s.name, s.start, s.load)
 			if err != nil {
 				row.Note = "failed: " + err.Error()
 				errs = append(errs, fmt.Errorf("tftp %s: %w", s.name, err))
@@ -69,7 +82,7 @@ func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 }
 
 func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start starter, l tftpbench.Load) (tftpbench.Result, time.Duration, error) {
-	dir, err := workSubdir(o, "tftp-"+name)
+	dir, err := workSubdir(o, "tftp-"+strings.Fields(name)[0])
 	if err != nil {
 		return tftpbench.Result{}, 0, err
 	}
@@ -105,6 +118,6 @@ func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start
 func tftpArgs(l tftpbench.Load, timeout time.Duration) []string {
 	return []string{"load-tftp", "-server", l.Server, "-file", l.File,
 		"-size", strconv.FormatInt(l.Size, 10), "-workers", strconv.Itoa(l.Workers),
-		"-per", strconv.Itoa(l.PerWorker), "-blksize", strconv.Itoa(l.BlkSize),
+		"-per", strconv.Itoa(l.PerWorker), "-blksize", strconv.Itoa(l.BlkSize), "-window", strconv.Itoa(l.Window),
 		"-timeout", timeout.String()}
 }

@@ -44,6 +44,8 @@ func sample() Report {
 		TFTP: []TFTPRow{
 			{Server: "tftpd-hpa", Result: tftpRes(4.5), Runs: []tftpbench.Result{tftpRes(4.5), tftpRes(5)}, CPU: 4500 * time.Millisecond},
 			{Server: "rackbootd", Result: tftpRes(4), Runs: []tftpbench.Result{tftpRes(4), tftpRes(5.2)}, CPU: 2800 * time.Millisecond},
+			{Server: "tftpd-hpa, windowsize 8 asked", Result: tftpRes(4.4), Runs: []tftpbench.Result{tftpRes(4.4)}, CPU: 4400 * time.Millisecond},
+			{Server: "rackbootd, windowsize 8 asked", Result: tftpRes(1.1), Runs: []tftpbench.Result{tftpRes(1.1)}, CPU: 900 * time.Millisecond},
 		},
 		TFTPCfg: tftpbench.Load{File: "ipxe.efi", Size: 850528, Workers: 50, PerWorker: 10, BlkSize: 1468},
 		HTTP: []HTTPRow{

@@ -90,3 +90,48 @@ func TestGetReceivesExactBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestWindowAcksLastBlockOrGap(t *testing.T) {
+	tr := transfer{blk: 100, window: 4, next: 1}
+	steps := []struct {
+		n    uint16
+		size int
+		ack  int // -1: no ACK
+		done bool
+	}{
+		{1, 100, -1, false}, {2, 100, -1, false}, {3, 100, -1, false}, {4, 100, 4, false},
+		{5, 100, -1, false}, {7, 100, 5, false}, // 6 lost: ACK 5, the server resends from 6
+		{6, 100, -1, false}, {6, 100, -1, false}, // a duplicate is ignored
+		{7, 100, -1, false}, {8, 100, -1, false}, {9, 100, 9, false},
+		{10, 40, 10, true},
+	}
+	for i, s := range steps {
+		a, done := tr.data(s.n, s.size)
+		got := -1
+		if a != nil {
+			got = int(a[2])<<8 | int(a[3])
+		}
+		if got != s.ack || done != s.done {
+			t.Fatalf("step %d (block %d): ack %d done %v, want ack %d done %v", i, s.n, got, done, s.ack, s.done)
+		}
+	}
+	if tr.total != 9*100+40 {
+		t.Errorf("total = %d, want 940", tr.total)
+	}
+}
+
+func TestWindowedClientFallsBackToLockStep(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]byte, 100_000)
+	rand.Read(data)
+	if err := os.WriteFile(filepath.Join(dir, "f.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := startTFTPDHPA(t, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Load{Server: addr, File: "f.bin", Size: int64(len(data)), Workers: 2, PerWorker: 2, BlkSize: 1468, Window: 8}.Run(ctx)
+	if err != nil || res.Transfers != 4 || res.Errors != 0 {
+		t.Fatalf("result %+v, %v; want 4 clean transfers", res, err)
+	}
+}

@@ -17,6 +17,7 @@ type Load struct {
 	Workers   int
 	PerWorker int
 	BlkSize   int
+	Window    int // windowsize asked (RFC 7440); 0 or 1 for lock-step
 }
 
 // Result is what a load run measured.
@@ -82,7 +83,7 @@ func (l Load) worker(ctx context.Context, srv *net.UDPAddr, record func(int64, e
 		return fmt.Errorf("tftpbench: socket: %w", err)
 	}
 	defer conn.Close()
-	c := &Client{Conn: conn, Server: srv, BlkSize: l.BlkSize, Timeout: time.Second, Retries: 5}
+	c := &Client{Conn: conn, Server: srv, BlkSize: l.BlkSize, WindowSize: l.Window, Timeout: time.Second, Retries: 5}
 	for i := 0; i < l.PerWorker && ctx.Err() == nil; i++ {
 		record(c.Get(l.File))
 	}
