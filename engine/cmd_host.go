@@ -44,7 +44,7 @@ func (c *RegisterHost) apply(tx *Tx) (any, error) {
 		h.ClusterID = ie.ClusterID
 	}
 	h.StatusUpdatedAt, h.CheckedInAt = tx.at, tx.at
-	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	tx.putHost(&h)
 	return h, nil
 }
 
@@ -98,7 +98,7 @@ func (c *UpdateHost) apply(tx *Tx) (any, error) {
 	setRaw(&h.DomainResolutions, p.DomainResolutions)
 	setRaw(&h.Connectivity, p.Connectivity)
 	set(&h.HostTime, p.HostTime)
-	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	tx.putHost(&h)
 	return h, nil
 }
 
@@ -133,7 +133,7 @@ func (c *DeleteHost) apply(tx *Tx) (any, error) {
 	if _, err := hostOf(tx, c.ID, c.InfraEnvID); err != nil {
 		return nil, err
 	}
-	del(tx, tx.m.hosts, KindHost, c.ID)
+	tx.delHost(c.ID)
 	return nil, nil
 }
 
@@ -164,7 +164,7 @@ func (c *BindHost) apply(tx *Tx) (any, error) {
 	}
 	h := *old
 	h.ClusterID = c.ClusterID
-	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	tx.putHost(&h)
 	return h, nil
 }
 
@@ -191,7 +191,7 @@ func (c *UnbindHost) apply(tx *Tx) (any, error) {
 	}
 	h := *old
 	h.ClusterID = ""
-	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	tx.putHost(&h)
 	return h, nil
 }
 
@@ -224,6 +224,6 @@ func (c *SetHostStatus) apply(tx *Tx) (any, error) {
 		h.StatusUpdatedAt = tx.at
 	}
 	h.Status, h.StatusInfo = c.Status, c.StatusInfo
-	put(tx, tx.m.hosts, KindHost, h.ID, &h)
+	tx.putHost(&h)
 	return h, nil
 }

@@ -23,6 +23,7 @@ type Model struct {
 	infraEnvs map[string]*InfraEnv
 	clusters  map[string]*Cluster
 	hosts     map[string]*Host
+	hostIdx   hostIndex // hosts by cluster and by infra-env
 	nmstate   map[string]*NMStateConfig
 	imageSets map[string]*ImageSet
 	secrets   map[string]*Secret
@@ -41,6 +42,7 @@ func NewModel() *Model {
 		infraEnvs: map[string]*InfraEnv{},
 		clusters:  map[string]*Cluster{},
 		hosts:     map[string]*Host{},
+		hostIdx:   newHostIndex(),
 		nmstate:   map[string]*NMStateConfig{},
 		imageSets: map[string]*ImageSet{},
 		secrets:   map[string]*Secret{},
@@ -57,6 +59,7 @@ func (m *Model) Clone() *Model {
 	c.infraEnvs = maps.Clone(m.infraEnvs)
 	c.clusters = maps.Clone(m.clusters)
 	c.hosts = maps.Clone(m.hosts)
+	c.hostIdx = m.hostIdx.clone()
 	c.nmstate = maps.Clone(m.nmstate)
 	c.imageSets = maps.Clone(m.imageSets)
 	c.secrets = maps.Clone(m.secrets)

@@ -138,6 +138,7 @@ func ReadModel(r io.Reader) (*Model, error) {
 		var rec record
 		err := dec.Decode(&rec)
 		if err == io.EOF {
+			m.hostIdx = indexHosts(m.hosts)
 			return m, nil
 		}
 		if err != nil {
