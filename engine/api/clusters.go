@@ -260,11 +260,8 @@ func (s *server) clusterInUse(id string) error {
 				return
 			}
 		}
-		for h := range m.Hosts() {
-			if h.ClusterID == id {
-				err = fmt.Errorf("%w: cluster %s still has hosts (unbind them first)", ErrConflict, id)
-				return
-			}
+		if m.ClusterHostCount(id) > 0 {
+			err = fmt.Errorf("%w: cluster %s still has hosts (unbind them first)", ErrConflict, id)
 		}
 	})
 	return err

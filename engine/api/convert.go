@@ -33,10 +33,7 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
 	for _, n := range c.ClusterNetworks {
 		out.ClusterNetworks = append(out.ClusterNetworks, ClusterNetwork{CIDR: n.CIDR, ClusterID: c.ID, HostPrefix: int64(n.HostPrefix)})
 	}
-	for h := range m.Hosts() {
-		if h.ClusterID != c.ID {
-			continue
-		}
+	for h := range m.HostsOfCluster(c.ID) {
 		out.Hosts = append(out.Hosts, s.hostOut(h))
 		out.TotalHostCount++
 		out.EnabledHostCount++

@@ -159,8 +159,8 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 // macInstalled reports whether a host of infra-env id with an interface
 // of mac has written its disk image (upstream's boot-order-control).
 func (s *server) macInstalled(m *engine.Model, id, mac string) bool {
-	for h := range m.Hosts() {
-		if h.InfraEnvID != id || !pastDiskWrite(h.Status) {
+	for h := range m.HostsOfInfraEnv(id) {
+		if !pastDiskWrite(h.Status) {
 			continue
 		}
 		if inv := s.inv.get(h); inv != nil {

@@ -35,10 +35,7 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 	for _, n := range c.ClusterNetworks {
 		hc.ClusterNetworks = append(hc.ClusterNetworks, n.CIDR)
 	}
-	for o := range m.Hosts() {
-		if o.ClusterID != c.ID {
-			continue
-		}
+	for o := range m.HostsOfCluster(c.ID) {
 		hc.HostCount++
 		if o.ID == h.ID {
 			continue
@@ -77,11 +74,9 @@ func (s *server) clusterFacts(m *engine.Model, c engine.Cluster, t *validation.T
 	for _, n := range c.ClusterNetworks {
 		f.ClusterNetworks = append(f.ClusterNetworks, validation.ClusterNetwork{CIDR: n.CIDR, HostPrefix: n.HostPrefix})
 	}
-	for h := range m.Hosts() {
-		if h.ClusterID == c.ID {
-			f.Hosts = append(f.Hosts, validation.ClusterHost{ID: h.ID, Status: h.Status,
-				Role: models.HostRole(h.Role), Inventory: s.inv.get(h), HostTime: h.HostTime})
-		}
+	for h := range m.HostsOfCluster(c.ID) {
+		f.Hosts = append(f.Hosts, validation.ClusterHost{ID: h.ID, Status: h.Status,
+			Role: models.HostRole(h.Role), Inventory: s.inv.get(h), HostTime: h.HostTime})
 	}
 	if t != nil {
 		suggested := validation.SuggestRoles(f, *t)

@@ -56,10 +56,8 @@ func (s *server) listHosts(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	}
 	out := []*Host{}
 	s.store.Read(func(m *engine.Model) {
-		for h := range m.Hosts() {
-			if h.InfraEnvID == ie {
-				out = append(out, s.hostOut(h))
-			}
+		for h := range m.HostsOfInfraEnv(ie) {
+			out = append(out, s.hostOut(h))
 		}
 	})
 	writeJSON(w, http.StatusOK, out)

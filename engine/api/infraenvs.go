@@ -297,10 +297,8 @@ func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	ctx := r.Context()
 	var hosts int
 	s.store.Read(func(m *engine.Model) {
-		for h := range m.Hosts() {
-			if h.InfraEnvID == id {
-				hosts++
-			}
+		for range m.HostsOfInfraEnv(id) {
+			hosts++
 		}
 	})
 	if hosts > 0 {

@@ -49,13 +49,11 @@ func (s *server) clusterNets(m *engine.Model, c engine.Cluster) (groups, collisi
 		hosts  []engine.Host
 		report bool
 	)
-	for h := range m.Hosts() {
-		if h.ClusterID == c.ID {
-			key = append(key, docKey{id: h.ID, inv: firstByte(h.Inventory), invLen: len(h.Inventory),
-				conn: firstByte(h.Connectivity), connLen: len(h.Connectivity)})
-			hosts = append(hosts, h)
-			report = report || len(h.Connectivity) > 0
-		}
+	for h := range m.HostsOfCluster(c.ID) {
+		key = append(key, docKey{id: h.ID, inv: firstByte(h.Inventory), invLen: len(h.Inventory),
+			conn: firstByte(h.Connectivity), connLen: len(h.Connectivity)})
+		hosts = append(hosts, h)
+		report = report || len(h.Connectivity) > 0
 	}
 	s.nets.mu.Lock()
 	e, ok := s.nets.m[c.ID]

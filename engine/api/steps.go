@@ -107,8 +107,8 @@ func stepRequests(m *engine.Model, h engine.Host, s *server) []stepRequest {
 // inventory, with their NICs' MACs and addresses (CIDRs, as upstream).
 func connectivityParams(m *engine.Model, h engine.Host, s *server) models.ConnectivityCheckParams {
 	out := models.ConnectivityCheckParams{}
-	for o := range m.Hosts() {
-		if o.ClusterID != h.ClusterID || o.ID == h.ID {
+	for o := range m.HostsOfCluster(h.ClusterID) {
+		if o.ID == h.ID {
 			continue
 		}
 		inv := s.inv.get(o)
@@ -207,8 +207,8 @@ func (s *server) storeStepResult(ctx context.Context, h engine.Host, t models.St
 func (s *server) refreshOthers(ctx context.Context, h engine.Host) error {
 	var ids []string
 	s.store.Read(func(m *engine.Model) {
-		for o := range m.Hosts() {
-			if o.ClusterID == h.ClusterID && o.ID != h.ID {
+		for o := range m.HostsOfCluster(h.ClusterID) {
+			if o.ID != h.ID {
 				ids = append(ids, o.ID)
 			}
 		}
