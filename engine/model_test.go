@@ -25,7 +25,7 @@ func newStore() *enginetest.Store {
 	return enginetest.NewStoreAt(func() time.Time { now = now.Add(time.Second); return now })
 }
 
-func must(t *testing.T, st engine.Store, cmd engine.Command) any {
+func must(t testing.TB, st engine.Store, cmd engine.Command) any {
 	t.Helper()
 	v, err := st.Apply(context.Background(), cmd)
 	if err != nil {

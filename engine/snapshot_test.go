@@ -16,7 +16,7 @@ import (
 )
 
 // populate applies one command of most kinds.
-func populate(t *testing.T, st engine.Store) {
+func populate(t testing.TB, st engine.Store) {
 	t.Helper()
 	must(t, st, &engine.PutSecret{Secret: engine.Secret{Name: "pull", Data: map[string][]byte{"k": []byte("v")}}})
 	must(t, st, &engine.PutImageSet{ImageSet: engine.ImageSet{Name: "4.17"}})
@@ -152,7 +152,7 @@ func TestSlowSubscriberDropped(t *testing.T) {
 // loads writes out again as a snapshot it reads back the same.
 func FuzzReadModel(f *testing.F) {
 	st := newStore()
-	populate(&testing.T{}, st)
+	populate(f, st)
 	f.Add(st.Dump())
 	f.Add([]byte(`{"format":"rackboot-model","version":1}` + "\n" + `{"k":"lease","v":{"ip":"10.0.0.1","mac":"zz"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
