@@ -167,7 +167,7 @@ func (s *Service) mediaDoc(r *http.Request) (any, error) {
 		"ConnectedVia": connected, "TransferProtocolType": "HTTP", "TransferMethod": "Upload",
 		"Actions": doc{
 			"#VirtualMedia.InsertMedia": doc{
-				"target":                                       path + "/Actions/VirtualMedia.InsertMedia",
+				"target": path + "/Actions/VirtualMedia.InsertMedia",
 				"TransferProtocolType@Redfish.AllowableValues": []string{"HTTP"},
 			},
 			"#VirtualMedia.EjectMedia": doc{"target": path + "/Actions/VirtualMedia.EjectMedia"},

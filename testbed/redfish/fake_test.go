@@ -65,7 +65,10 @@ func (f *fakeMachine) ChangeMedium(_ context.Context, path string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cd = path
-	f.log("medium:" + filepath.Base(path))
+	if path != "" {
+		path = filepath.Base(path)
+	}
+	f.log("medium:" + path)
 	return nil
 }
 
