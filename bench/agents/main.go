@@ -135,11 +135,13 @@ func measure(ctx context.Context, o options, srv *server, res *result) error {
 	go mem.run(mctx, 250*time.Millisecond)
 
 	before := takeSnap(ctx, srv)
+	srv.serverSide(ctx, true)
 	prof := startProfile(ctx, o.pprofDir, srv, "register", 20*time.Second)
 	res.registerTime, res.registerFailed = sim.registerAll(ctx, o.concurrency)
 	afterReg := takeSnap(ctx, srv)
 	prof.wait()
 	res.phases = append(res.phases, diffSnaps("registration", before, afterReg, o.hosts, "host"))
+	res.phases[0].Server = srv.serverSide(ctx, false)
 	saveProfiles(ctx, o.pprofDir, srv, "register")
 	if res.withInventory, res.statuses, err = srv.countHosts(ctx, ac.InfraEnvID); err != nil {
 		return err
@@ -149,12 +151,15 @@ func measure(ctx context.Context, o options, srv *server, res *result) error {
 	}
 	if o.pollFor > 0 {
 		start := takeSnap(ctx, srv)
+		srv.serverSide(ctx, true)
 		prof := startProfile(ctx, o.pprofDir, srv, "poll", min(o.pollFor, 60*time.Second))
 		sim.onStall = func() { go saveGoroutines(ctx, o.pprofDir, srv, "stall") }
 		res.polls = sim.pollAll(ctx, o.interval, o.pollFor)
 		end := takeSnap(ctx, srv)
+		server := srv.serverSide(ctx, false)
 		prof.wait()
 		res.phases = append(res.phases, diffSnaps("steady polling", start, end, res.polls, "poll"))
+		res.phases[len(res.phases)-1].Server = server
 		saveProfiles(ctx, o.pprofDir, srv, "poll")
 	}
 	mstop()

@@ -52,6 +52,8 @@ func TestSmallRun(t *testing.T) {
 		"| registration |",
 		"| steady polling |",
 		"in-process",
+		"Server side, steady polling",
+		"store Apply (commit + apply)",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

@@ -41,6 +41,7 @@ type phaseStats struct {
 	CommitMs, Commits            float64 // per entry: dispatch to commit
 	SlowCommits50                float64 // entries committed ≥ 50 ms after dispatch
 	HasBatching                  bool
+	Server                       []summary // the in-process server's own timings
 }
 
 func diffSnaps(name string, a, b snap, units int, unitName string) phaseStats {

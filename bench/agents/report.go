@@ -45,6 +45,7 @@ func (r *result) markdown() string {
 	r.targets(w)
 	r.latencies(w)
 	r.timeline(w)
+	r.serverSide(w)
 	r.raft(w)
 	r.notes(w)
 	return b.String()
@@ -95,6 +96,21 @@ func (r *result) latencies(w func(string, ...any)) {
 		w(" %d polls started more than 1 s after their slot (client or server behind).", n)
 	}
 	w("\n\n")
+}
+
+// serverSide shows the in-process server's own timings per phase.
+func (r *result) serverSide(w func(string, ...any)) {
+	for _, p := range r.phases {
+		if len(p.Server) == 0 {
+			continue
+		}
+		w("Server side, %s (measured inside the server process):\n\n", p.Name)
+		w("| | count | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, s := range p.Server {
+			w("| %s | %d | %s | %s | %s | %s | %s |\n", s.Name, s.Count, ms(s.P50), ms(s.P90), ms(s.P99), ms(s.P999), ms(s.Max))
+		}
+		w("\n")
+	}
 }
 
 // timeline shows the polling phase in 10 s windows.

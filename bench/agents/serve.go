@@ -27,7 +27,7 @@ const addrFile = "bench-addr"
 // serveInProcess is the server process of -server inprocess: the engine
 // API over a one-voter raft store in dataDir on 127.0.0.1, with /healthz,
 // /metrics (rackbootd's raft counters plus the batching samples) and
-// /debug/pprof. It logs at info level to dataDir/server.log, as rackbootd
+// /debug/pprof, and its own handler and store timings (timing.go). It logs at info level to dataDir/server.log, as rackbootd
 // logs every registration and inventory. It returns when ctx ends.
 //
 // With contention, blocking (events of 1 ms and more, sampled) and mutex
@@ -67,7 +67,8 @@ func serveInProcess(ctx context.Context, dataDir string, contention bool) error 
 		return fmt.Errorf("agents: listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	opts := api.Options{Store: st, AdminToken: tok, Keys: keys, ServiceURL: base, Log: log.With("service", "api")}
+	timings := newServerTimings()
+	opts := api.Options{Store: timedStore{Store: st, t: timings}, AdminToken: tok, Keys: keys, ServiceURL: base, Log: log.With("service", "api")}
 	h, err := api.New(opts)
 	if err != nil {
 		ln.Close()
@@ -78,7 +79,7 @@ func serveInProcess(ctx context.Context, dataDir string, contention bool) error 
 			log.Error("monitor", "err", err)
 		}
 	})
-	srv := &http.Server{Handler: serverMux(h, st, sink), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: serverMux(timings.timed(h), st, sink, timings), ReadHeaderTimeout: 10 * time.Second}
 	if err := writeAddr(dataDir, ln.Addr().String()); err != nil {
 		ln.Close()
 		return err
@@ -99,8 +100,9 @@ func serveInProcess(ctx context.Context, dataDir string, contention bool) error 
 }
 
 // serverMux routes the API, health, metrics and profiling endpoints.
-func serverMux(h http.Handler, st *cluster.Store, sink *raftSink) *http.ServeMux {
+func serverMux(h http.Handler, st *cluster.Store, sink *raftSink, t *serverTimings) *http.ServeMux {
 	mux := http.NewServeMux()
+	t.register(mux)
 	mux.Handle(api.BasePath+"/", h)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
