@@ -25,6 +25,12 @@
 // (engine.StepResults) and feed the validations, together with the
 // cluster's majority groups and IP collisions.
 //
+// Extension: GET /infra-envs/{id}/hosts?watch=true streams the
+// infra-env's hosts as newline-delimited JSON WatchEvents (ADDED for each
+// current host, then MODIFIED and DELETED as they change) from the store's
+// change feed, for `get hosts -w`; timeout_seconds ends the stream. It is
+// not upstream's and is marked so in openapi.json.
+//
 // Access: the user API needs the admin bearer token; an agent authenticates
 // with an infra-env scoped JWT (X-Secret-Key header or api_key query) and
 // may only register, read and report on hosts of that infra-env and

@@ -95,6 +95,10 @@ func FuzzAgentHandlers(f *testing.F) {
 	f.Add([]byte(`{"step_type":"inventory","output":"{\"cpu\":{\"count\":2},\"disks\":[{\"id\":\"d\",\"size_bytes\":1}]}"}`), false)
 	f.Add([]byte(`{"step_type":"inventory","output":"[]"}`), false)
 	f.Add([]byte(`{"step_type":"domain-resolution","exit_code":1,"error":"x"}`), false)
+	f.Add([]byte(`{"step_type":"ntp-synchronizer","output":"{\"ntp_sources\":[{\"source_name\":\"10.0.0.1\",\"source_state\":\"synced\"}]}"}`), false)
+	f.Add([]byte(`{"step_type":"domain-resolution","output":"{\"resolutions\":[{\"domain_name\":\"api.c.example.com\",\"ipv4_addresses\":[\"10.0.0.5\"]}]}"}`), false)
+	f.Add([]byte(`{"step_type":"connectivity-check","output":"{\"remote_hosts\":[{\"host_id\":\"x\",\"l2_connectivity\":[{\"successful\":true}]}]}"}`), false)
+	f.Add([]byte(`{"step_type":"connectivity-check","output":"{\"remote_hosts\":null}"}`), false)
 	e := newMemEnv(f)
 	ie := e.createInfraEnv("")
 	tok := e.agentConfig(ie.ID).Token

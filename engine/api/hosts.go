@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rackboot/rackboot/engine"
@@ -53,6 +54,15 @@ func (s *server) listHosts(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	ie := r.PathValue("infra_env_id")
 	if _, err := s.infraEnv(ie); err != nil {
 		return err
+	}
+	if v := r.URL.Query().Get("watch"); v != "" {
+		watch, err := strconv.ParseBool(v)
+		if err != nil {
+			return badRequest("watch %q is not true or false", clip(v))
+		}
+		if watch {
+			return s.watchHosts(w, r, ie)
+		}
 	}
 	out := []*Host{}
 	s.store.Read(func(m *engine.Model) {

@@ -80,6 +80,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// Unwrap lets http.ResponseController reach the connection (flushing a
+// watch stream).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // wrap authenticates and authorizes a request for rt, runs it and logs
 // it (method, path without query, status, principal).
 func (s *server) wrap(rt route) http.Handler {
