@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rackboot/rackboot/testbed/qemu"
 )
@@ -119,8 +120,34 @@ func (m *QEMUMachine) Start(ctx context.Context, opts StartOptions) error {
 		return err
 	}
 	m.vm = vm
-	return nil
+	return waitQMP(ctx, vm)
 }
+
+// waitQMP waits until QEMU answers on QMP, so that a VM that cannot start
+// (a missing tap, a bad image) is an error of the power-on and not a
+// machine that silently stays off.
+func waitQMP(ctx context.Context, vm *qemu.VM) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := vm.Status(ctx); err == nil {
+			return nil
+		}
+		select {
+		case <-vm.Done():
+			return fmt.Errorf("%w: QEMU exited at start: %s", ErrMachine, strings.TrimSpace(vm.Stderr()))
+		case <-ctx.Done():
+			vm.Stop()
+			return fmt.Errorf("%w: QEMU did not answer on QMP: %w", ErrMachine, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// startTimeout bounds how long a power-on waits for QEMU's QMP socket.
+const startTimeout = 20 * time.Second
 
 // Stop ends QEMU through QMP quit, or by signal if QMP does not answer.
 func (m *QEMUMachine) Stop(ctx context.Context) error {
