@@ -154,7 +154,7 @@ func measure(ctx context.Context, o options, srv *server, res *result) error {
 		srv.serverSide(ctx, true)
 		prof := startProfile(ctx, o.pprofDir, srv, "poll", min(o.pollFor, 60*time.Second))
 		sim.onStall = func() { go saveGoroutines(ctx, o.pprofDir, srv, "stall") }
-		res.polls = sim.pollAll(ctx, o.interval, o.pollFor)
+		res.polls = sim.pollAll(ctx, o.interval, o.pollFor, srv.pid())
 		end := takeSnap(ctx, srv)
 		server := srv.serverSide(ctx, false)
 		prof.wait()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseStatus(t *testing.T) {
@@ -34,5 +35,24 @@ func TestReadOwnProc(t *testing.T) {
 	}
 	if _, err := cpuTime(os.Getpid()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestParseProcStatAndPressure(t *testing.T) {
+	total, idle, steal, ok := parseProcStat("cpu  100 0 50 800 50 0 0 25 7 0\ncpu0 1 2 3 4 5 6 7 8\n")
+	if !ok || total != 1025 || idle != 850 || steal != 25 {
+		t.Errorf("total %d idle %d steal %d ok %t", total, idle, steal, ok)
+	}
+	if _, _, _, ok := parseProcStat("intr 1 2 3\n"); ok {
+		t.Error("a non-cpu line parsed")
+	}
+	p, ok := parsePressure("some avg10=1.00 avg60=2.00 avg300=3.00 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=9\n")
+	if !ok || p != 123456 {
+		t.Errorf("pressure %d %t", p, ok)
+	}
+	a := cpuMark{at: time.Unix(0, 0), total: 1000, idle: 500, steal: 0, pressure: 0, server: 0, ok: true, pressOK: true, serverOK: true}
+	b := cpuMark{at: time.Unix(10, 0), total: 3000, idle: 1000, steal: 200, pressure: 5_000_000, server: 2 * time.Second, ok: true, pressOK: true, serverOK: true}
+	if w := between(a, b); w != (cpuWindow{Busy: "75%", Steal: "10%", Pressure: "50%", Server: "20%"}) {
+		t.Errorf("window %+v", w)
 	}
 }

@@ -122,9 +122,15 @@ func (r *result) timeline(w func(string, ...any)) {
 	if len(ws) == 0 {
 		return
 	}
-	w("Steady polling in 10 s windows (polls started; of them ≥ 50 ms; slowest):\n\n| from | polls | ≥ 50 ms | max |\n|---:|---:|---:|---:|\n")
+	w("Steady polling in 10 s windows: polls started, of them ≥ 50 ms, the slowest; the machine's CPU (busy, stolen by the hypervisor, " +
+		"time some task waited for a CPU from /proc/pressure/cpu) and the server's CPU:\n\n" +
+		"| from | polls | ≥ 50 ms | max | machine busy | steal | CPU pressure | server CPU |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, win := range ws {
-		w("| %d s | %d | %d | %s |\n", i*10, win.Count, win.Slow, ms(win.Max))
+		c, ok := r.sim.timeline.cpu(i)
+		if !ok {
+			c = cpuWindow{Busy: "?", Steal: "?", Pressure: "?", Server: "?"}
+		}
+		w("| %d s | %d | %d | %s | %s | %s | %s | %s |\n", i*10, win.Count, win.Slow, ms(win.Max), c.Busy, c.Steal, c.Pressure, c.Server)
 	}
 	w("\n")
 }

@@ -34,7 +34,7 @@ type simulator struct {
 	printed                             atomic.Int32
 	lateStarts                          atomic.Int64 // polls started > 1 s after their slot
 	timeline                            *timeline    // poll latencies over the polling phase
-	onStall                             func()       // called (once) when a poll takes > stallAfter
+	onStall                             func()       // called (once) when a poll is in flight for stallAfter
 	stalled                             sync.Once
 }
 
@@ -140,11 +140,15 @@ func (s *simulator) registerAll(ctx context.Context, concurrency int) (time.Dura
 // pollAll has every host poll its instructions once per interval, host i
 // first at i·interval/n after the start, until d has passed. It returns
 // the number of polls sent.
-func (s *simulator) pollAll(ctx context.Context, interval, d time.Duration) int {
+//
+// The CPU counters of the machine and of the process serverPID are marked
+// at the start of every timeline window.
+func (s *simulator) pollAll(ctx context.Context, interval, d time.Duration, serverPID int) int {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	start := time.Now()
 	s.timeline = newTimeline(start, 10*time.Second, d)
+	go s.markWindows(ctx, start, serverPID)
 	n := len(s.hosts)
 	var wg sync.WaitGroup
 	var sent atomic.Int64
@@ -162,16 +166,15 @@ func (s *simulator) pollAll(ctx context.Context, interval, d time.Duration) int 
 				}
 				sent.Add(1)
 				t0 := time.Now()
+				watch := s.watchStall()
 				_, err := s.client.NextSteps(ctx, s.hosts[i].HostID, t0)
+				watch.Stop()
 				if ctx.Err() != nil {
 					return // cut off by the end of the phase: not a server failure
 				}
 				lat := time.Since(t0)
 				s.poll.add(lat, err)
 				s.timeline.add(t0, lat)
-				if lat > stallAfter && s.onStall != nil {
-					s.stalled.Do(s.onStall)
-				}
 				s.logErr(i, err)
 				slot = slot.Add(interval)
 			}
@@ -195,4 +198,26 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// markWindows marks the CPU counters at every window boundary, and once
+// more when the phase ends.
+func (s *simulator) markWindows(ctx context.Context, start time.Time, pid int) {
+	for k := 0; ; k++ {
+		ok := sleepUntil(ctx, start.Add(time.Duration(k)*s.timeline.width))
+		s.timeline.mark(readCPUMark(pid))
+		if !ok {
+			return
+		}
+	}
+}
+
+// watchStall calls onStall (once per run) if not stopped within stallAfter,
+// so that the server's goroutines are dumped while a poll is stuck.
+func (s *simulator) watchStall() *time.Timer {
+	return time.AfterFunc(stallAfter, func() {
+		if s.onStall != nil {
+			s.stalled.Do(s.onStall)
+		}
+	})
 }

@@ -80,6 +80,24 @@ type timeline struct {
 	start   time.Time
 	width   time.Duration
 	windows []window
+	marks   []cpuMark // machine and server CPU at each window's start
+}
+
+// mark records the CPU counters at the start of window len(marks).
+func (tl *timeline) mark(m cpuMark) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.marks = append(tl.marks, m)
+}
+
+// cpu is what the machine did during window i (false: not sampled).
+func (tl *timeline) cpu(i int) (cpuWindow, bool) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if i+1 >= len(tl.marks) {
+		return cpuWindow{}, false
+	}
+	return between(tl.marks[i], tl.marks[i+1]), true
 }
 
 // window is one slice of a timeline.
