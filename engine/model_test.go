@@ -114,6 +114,18 @@ func TestHostLateBinding(t *testing.T) {
 			t.Errorf("re-registered host = %+v", h)
 		}
 	})
+	st.Read(func(m *engine.Model) {
+		var ids []string
+		for h := range m.HostsOf(ieID) {
+			ids = append(ids, h.ID)
+		}
+		if len(ids) != 1 || ids[0] != h1ID {
+			t.Errorf("HostsOf(%s) = %v", ieID, ids)
+		}
+		for h := range m.HostsOf(ie2ID) {
+			t.Errorf("HostsOf(%s) yields %s", ie2ID, h.ID)
+		}
+	})
 	must(t, st, &engine.UnbindHost{ID: h1ID})
 	must(t, st, &engine.DeleteInfraEnv{ID: ie2ID})
 	must(t, st, &engine.DeleteCluster{ID: clID})
