@@ -90,17 +90,6 @@ func (m *Model) Host(id string) (Host, bool) { return get(m.hosts, id) }
 // Hosts yields every host in id order.
 func (m *Model) Hosts() iter.Seq[Host] { return sorted(m.hosts) }
 
-// HostsOf yields the hosts of one infra-env in id order.
-func (m *Model) HostsOf(infraEnvID string) iter.Seq[Host] {
-	return func(yield func(Host) bool) {
-		for h := range m.Hosts() {
-			if h.InfraEnvID == infraEnvID && !yield(h) {
-				return
-			}
-		}
-	}
-}
-
 // NMStateConfig returns the NMState config named name.
 func (m *Model) NMStateConfig(name string) (NMStateConfig, bool) { return get(m.nmstate, name) }
 

@@ -116,14 +116,14 @@ func TestHostLateBinding(t *testing.T) {
 	})
 	st.Read(func(m *engine.Model) {
 		var ids []string
-		for h := range m.HostsOf(ieID) {
+		for h := range m.HostsOfInfraEnv(ieID) {
 			ids = append(ids, h.ID)
 		}
 		if len(ids) != 1 || ids[0] != h1ID {
-			t.Errorf("HostsOf(%s) = %v", ieID, ids)
+			t.Errorf("HostsOfInfraEnv(%s) = %v", ieID, ids)
 		}
-		for h := range m.HostsOf(ie2ID) {
-			t.Errorf("HostsOf(%s) yields %s", ie2ID, h.ID)
+		for h := range m.HostsOfInfraEnv(ie2ID) {
+			t.Errorf("HostsOfInfraEnv(%s) yields %s", ie2ID, h.ID)
 		}
 	})
 	must(t, st, &engine.UnbindHost{ID: h1ID})
