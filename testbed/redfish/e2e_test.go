@@ -23,8 +23,9 @@ var firstBoot = regexp.MustCompile(`BdsDxe: (?:loading|failed to load) Boot[0-9A
 
 // TestQEMUWithRackbootDriver powers one real UEFI QEMU VM (TCG, in a
 // private network namespace) through the emulator with rackboot's driver:
-// insert a CD and boot once from it, eject and insert while it runs,
-// boot once from the network, power off. OVMF's console shows which
+// insert a CD and boot once from it, reset (the override is used up),
+// eject and insert while it runs, boot once from the CD again through a
+// reset (a cold restart), power off. OVMF's console shows which
 // device it tried first; QMP shows what is in the CD drive.
 // RACKBOOT_E2E=1 and root only.
 func TestQEMUWithRackbootDriver(t *testing.T) {
@@ -82,12 +83,21 @@ func TestQEMUWithRackbootDriver(t *testing.T) {
 	if st, err := d.PowerState(ctx); err != nil || st != bmc.PowerOn {
 		t.Fatalf("PowerState = %v, %v", st, err)
 	}
-	if first := waitFirstBoot(ctx, t, m); !strings.Contains(first, "DVD-ROM") {
+	if first := waitFirstBoot(ctx, t, m, 0); !strings.Contains(first, "DVD-ROM") {
 		t.Errorf("first boot attempt %q, want the virtual CD", first)
 	}
 	if img := cdImage(ctx, t, m); !strings.HasPrefix(img, filepath.Clean(svc.cfg.MediaDir)) {
 		t.Errorf("CD drive holds %q, want the downloaded image", img)
 	}
+
+	// The override was for one boot: a warm reset (as when the guest
+	// reboots) starts from the NIC, the machine's own first device.
+	since := len(m.VM().Console())
+	step("reset", d.Reset(ctx))
+	if first := waitFirstBoot(ctx, t, m, since); !strings.Contains(first, "PXEv4") {
+		t.Errorf("first boot attempt after a reset %q, want the NIC (the override was used up)", first)
+	}
+
 	step("eject", d.EjectMedia(ctx))
 	if img := cdImage(ctx, t, m); img != "" {
 		t.Errorf("CD drive holds %q after eject", img)
@@ -97,10 +107,15 @@ func TestQEMUWithRackbootDriver(t *testing.T) {
 		t.Errorf("CD drive holds %q after the second insert", img)
 	}
 
-	step("boot once Pxe", d.SetBootOnce(ctx, bmc.BootPxe, bmc.BootModeUEFI))
-	step("reset", d.Reset(ctx))
-	if first := waitFirstBoot(ctx, t, m); !strings.Contains(first, "PXEv4") {
-		t.Errorf("first boot attempt after the reset %q, want the NIC", first)
+	// A reset with an override pending is a cold restart that applies it.
+	before := m.VM()
+	step("boot once Cd again", d.SetBootOnce(ctx, bmc.BootCd, bmc.BootModeUEFI))
+	step("reset with the override", d.Reset(ctx))
+	if m.VM() == before {
+		t.Error("reset with a pending override did not restart QEMU")
+	}
+	if first := waitFirstBoot(ctx, t, m, 0); !strings.Contains(first, "DVD-ROM") {
+		t.Errorf("first boot attempt after the cold reset %q, want the virtual CD", first)
 	}
 	vm := m.VM()
 	step("power off", d.PowerOff(ctx))
@@ -114,18 +129,30 @@ func TestQEMUWithRackbootDriver(t *testing.T) {
 	}
 }
 
-// waitFirstBoot returns the name of the first boot option OVMF tried.
-func waitFirstBoot(ctx context.Context, t *testing.T, m *QEMUMachine) string {
+// waitFirstBoot returns the name of the first boot option OVMF tried in
+// the console after offset since.
+func waitFirstBoot(ctx context.Context, t *testing.T, m *QEMUMachine, since int) string {
 	t.Helper()
 	vm := m.VM()
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	got, err := vm.WaitFor(wctx, firstBoot)
-	if err != nil {
-		t.Fatalf("%v\nconsole:\n%s", err, vm.ConsoleTail(20))
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if c := vm.Console(); len(c) > since {
+			if got := firstBoot.FindStringSubmatch(c[since:]); got != nil {
+				t.Logf("OVMF's first boot attempt: %s", got[0])
+				return got[1]
+			}
+		}
+		select {
+		case <-wctx.Done():
+			t.Fatalf("no boot attempt on the console:\n%s", vm.ConsoleTail(20))
+		case <-vm.Done():
+			t.Fatalf("QEMU exited: %s\n%s", vm.Stderr(), vm.ConsoleTail(20))
+		case <-tick.C:
+		}
 	}
-	t.Logf("OVMF's first boot attempt: %s", got[0])
-	return got[1]
 }
 
 // cdImage is the file QEMU has in the CD drive, "" when it is empty.

@@ -42,6 +42,9 @@ type StartOptions struct {
 	// Boot is the device to boot first: TargetPxe, TargetCd, TargetHdd, or
 	// "" for the machine's own order.
 	Boot string
+	// Once: Boot holds for this boot only; a reset of the running machine
+	// (the guest rebooting) boots in the machine's own order again.
+	Once bool
 	// CD is the file in the virtual CD drive, "" for an empty drive.
 	CD string
 }

@@ -67,12 +67,16 @@ func (m *QEMUMachine) Args(opts StartOptions) []string {
 		diskDev += ",bootindex=" + diskIdx
 	} else {
 		// SeaBIOS: the NIC is first (-boot n); -boot once= changes the
-		// first boot only.
+		// first boot only, order= (merged with -boot n, last wins) all.
+		key := "order="
+		if opts.Once {
+			key = "once="
+		}
 		switch opts.Boot {
 		case TargetCd:
-			args = append(args, "-boot", "once=d")
+			args = append(args, "-boot", key+"d")
 		case TargetHdd:
-			args = append(args, "-boot", "once=c")
+			args = append(args, "-boot", key+"c")
 		}
 	}
 	args = append(args, "-drive", cd, "-device", cdDev)
@@ -120,7 +124,34 @@ func (m *QEMUMachine) Start(ctx context.Context, opts StartOptions) error {
 		return err
 	}
 	m.vm = vm
-	return waitQMP(ctx, vm)
+	if err := waitQMP(ctx, vm); err != nil {
+		return err
+	}
+	if opts.Once && m.cfg.Firmware == qemu.UEFI && opts.Boot != TargetPxe && opts.Boot != "" {
+		return m.restoreBootOrder(ctx, opts.Boot)
+	}
+	return nil
+}
+
+// restoreBootOrder puts the device a Once override moved to bootindex 0
+// back in its place. QEMU rebuilds the firmware's boot order (fw_cfg
+// "bootorder") only at a reset, so this boot keeps the override and the
+// next reset, the guest's own reboot included, does not.
+func (m *QEMUMachine) restoreBootOrder(ctx context.Context, boot string) error {
+	dev, idx := "cd0dev", 3
+	if boot == TargetHdd {
+		if m.disk == "" {
+			return nil
+		}
+		dev, idx = "hd0dev", 2
+	}
+	_, err := m.vm.QMP(ctx, "qom-set", map[string]any{
+		"path": "/machine/peripheral/" + dev, "property": "bootindex", "value": idx,
+	})
+	if err != nil {
+		return fmt.Errorf("%w: restoring the boot order after a one-time override: %w", ErrMachine, err)
+	}
+	return nil
 }
 
 // waitQMP waits until QEMU answers on QMP, so that a VM that cannot start

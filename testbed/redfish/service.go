@@ -195,6 +195,7 @@ func (s *Service) Reset(ctx context.Context, id, resetType string) error {
 // override is used up. sys.mu is held.
 func (sys *system) powerOn(ctx context.Context) error {
 	opts := StartOptions{Boot: sys.boot.pending()}
+	opts.Once = opts.Boot != "" && sys.boot.Enabled == EnabledOnce
 	if sys.media.Inserted {
 		opts.CD = sys.media.path
 	}
