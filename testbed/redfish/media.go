@@ -47,13 +47,16 @@ func (s *Service) Insert(ctx context.Context, id, image string) error {
 	if err := checkImageURL(image); err != nil {
 		return err
 	}
+	// Download without the lock, so that the System stays readable.
 	sys.mu.Lock()
-	defer sys.mu.Unlock()
 	sys.seq++
 	path := filepath.Join(s.cfg.MediaDir, fmt.Sprintf("%s-cd-%d.iso", id, sys.seq))
+	sys.mu.Unlock()
 	if err := s.download(ctx, image, path); err != nil {
 		return err
 	}
+	sys.mu.Lock()
+	defer sys.mu.Unlock()
 	if sys.Machine.Running(ctx) {
 		if err := sys.Machine.ChangeMedium(ctx, path); err != nil {
 			removeFile(path)
@@ -62,7 +65,9 @@ func (s *Service) Insert(ctx context.Context, id, image string) error {
 	}
 	removeFile(sys.media.path)
 	sys.media = Media{Image: image, Inserted: true, path: path}
-	s.log.Info("virtual media inserted", "system", id, "mac", sys.MAC, "image", image)
+	// The URL's path may be a capability (an infra-env token): log the host.
+	u, _ := url.Parse(image)
+	s.log.Info("virtual media inserted", "system", id, "mac", sys.MAC, "image_host", u.Host)
 	return nil
 }
 

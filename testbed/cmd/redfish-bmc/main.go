@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -47,7 +48,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(ctx, log, o); err != nil {
+	if err := run(ctx, log, o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "redfish-bmc:", err)
 		os.Exit(1)
 	}
@@ -71,7 +72,8 @@ func password(file string) (string, error) {
 	return p, nil
 }
 
-func run(ctx context.Context, log *slog.Logger, o options) error {
+// run serves until ctx ends; it writes the "listening on" line to out.
+func run(ctx context.Context, log *slog.Logger, o options, out io.Writer) error {
 	if o.dir == "" || len(o.vms) == 0 {
 		return errors.New("-dir and at least one -vm are required")
 	}
@@ -104,6 +106,6 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("listening on https://%s\n", ln.Addr())
+	fmt.Fprintf(out, "listening on https://%s\n", ln.Addr())
 	return svc.Serve(ctx, ln)
 }
