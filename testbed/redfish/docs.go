@@ -19,7 +19,8 @@ func (s *Service) serviceRoot() doc {
 		"UUID":           "9a1d9a3c-6d0a-4d53-8e8c-72616b626f6f",
 		"Systems":        ref("/redfish/v1/Systems"),
 		"Managers":       ref("/redfish/v1/Managers"),
-		"Links":          doc{},
+		"SessionService": ref("/redfish/v1/SessionService"),
+		"Links":          doc{"Sessions": ref(sessionsPath)},
 	}
 }
 

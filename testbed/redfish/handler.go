@@ -18,8 +18,9 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
 		r.URL.Path = strings.TrimRight(p, "/")
 	}
-	open := r.URL.Path == "/redfish" || r.URL.Path == "/redfish/v1"
-	if !open && !s.authorized(r) {
+	open := r.URL.Path == "/redfish" || r.URL.Path == "/redfish/v1" ||
+		r.Method == http.MethodPost && r.URL.Path == sessionsPath
+	if !open && !s.authorized(r) && !s.sessions.valid(r.Header.Get("X-Auth-Token")) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="rackboot testbed BMC"`)
 		writeError(w, http.StatusUnauthorized, "Base.1.0.InsufficientPrivilege", "authentication required")
 		return
@@ -53,6 +54,7 @@ func (s *Service) routes() *http.ServeMux {
 		m.HandleFunc("POST "+base+"/VirtualMedia/{slot}/Actions/VirtualMedia.InsertMedia", s.postInsert)
 		m.HandleFunc("POST "+base+"/VirtualMedia/{slot}/Actions/VirtualMedia.EjectMedia", s.postEject)
 	}
+	s.sessionRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Base.1.0.ResourceMissingAtURI", "no resource at "+r.URL.Path)
 	})
@@ -135,6 +137,11 @@ func writeJSON(w http.ResponseWriter, _ *http.Request, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("ETag", etag(b))
 	w.Write(b)
+}
+
+// writeBody writes v as JSON after the status line.
+func writeBody(w http.ResponseWriter, v any) {
+	json.NewEncoder(w).Encode(v)
 }
 
 // fail maps an error to a Redfish error answer.

@@ -236,3 +236,27 @@ func TestInsertFailuresLeaveNothing(t *testing.T) {
 		t.Errorf("media %v, files %v after failed inserts", m, mediaFiles(t, svc))
 	}
 }
+
+func TestSessions(t *testing.T) {
+	svc, _ := newTestService(t, 0)
+	if code, _, _ := call(t, svc, "POST", sessionsPath, `{"UserName":"admin","Password":"wrong"}`, "Authorization", ""); code != 401 {
+		t.Errorf("login with a wrong password = %d, want 401", code)
+	}
+	code, hdr, doc := call(t, svc, "POST", sessionsPath+"/", `{"UserName":"admin","Password":"`+testPass+`"}`, "Authorization", "")
+	token, loc := hdr.Get("X-Auth-Token"), hdr.Get("Location")
+	if code != 201 || len(token) != 64 || !strings.HasPrefix(loc, sessionsPath+"/") || doc["@odata.id"] != loc {
+		t.Fatalf("login = %d %v %v", code, hdr, doc)
+	}
+	if code, _, _ := call(t, svc, "GET", "/redfish/v1/Systems/vm1", "", "Authorization", "", "X-Auth-Token", token); code != 200 {
+		t.Errorf("GET with the session token = %d", code)
+	}
+	if code, _, _ := call(t, svc, "GET", "/redfish/v1/Systems/vm1", "", "Authorization", "", "X-Auth-Token", token[:63]+"x"); code != 401 {
+		t.Errorf("GET with a wrong token = %d, want 401", code)
+	}
+	if code, _, _ := call(t, svc, "DELETE", loc, "", "Authorization", "", "X-Auth-Token", token); code != 204 {
+		t.Errorf("logout = %d", code)
+	}
+	if code, _, _ := call(t, svc, "GET", "/redfish/v1/Systems/vm1", "", "Authorization", "", "X-Auth-Token", token); code != 401 {
+		t.Errorf("GET after logout = %d, want 401", code)
+	}
+}

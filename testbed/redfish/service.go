@@ -29,11 +29,12 @@ type Config struct {
 
 // Service is the Redfish emulator: an http.Handler over its Systems.
 type Service struct {
-	cfg     Config
-	log     *slog.Logger
-	mux     *http.ServeMux
-	systems map[string]*system
-	order   []string
+	cfg      Config
+	log      *slog.Logger
+	mux      *http.ServeMux
+	systems  map[string]*system
+	order    []string
+	sessions sessions
 }
 
 // system is one System with its mutable state, guarded by mu.

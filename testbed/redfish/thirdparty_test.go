@@ -52,7 +52,8 @@ func TestRedfishtool(t *testing.T) {
 	if b, _ := svc.Boot("vm1"); b.Enabled != EnabledDisabled || f.history() != "start:Pxe" {
 		t.Errorf("after reset On: boot %v, machine %q; want a Pxe power-on and the override used up", b, f.history())
 	}
-	rft("Systems", "-1", "reset", "ForceOff")
+	// redfishtool with a login session (X-Auth-Token) instead of Basic.
+	run(t, tool, "-r", addr, "-u", testUser, "-p", testPass, "-S", "Always", "-A", "Session", "Systems", "-1", "reset", "ForceOff")
 	if out := rft("Systems", "-1", "-P", "PowerState"); !strings.Contains(out, "Off") || f.history() != "start:Pxe stop" {
 		t.Errorf("after ForceOff: %q, machine %q", out, f.history())
 	}
@@ -78,7 +79,7 @@ func TestSushy(t *testing.T) {
 	if b, _ := svc.Boot("vm1"); b.Enabled != EnabledDisabled {
 		t.Errorf("boot override = %v, want used up", b)
 	}
-	for _, want := range []string{"power=PowerState.ON", "mac=" + testMAC, "inserted=True image=" + img, "ejected=False"} {
+	for _, want := range []string{"power=PowerState.ON", "mac=" + testMAC, "inserted=True image=" + img, "session=True", "ejected=False"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("sushy output lacks %q", want)
 		}

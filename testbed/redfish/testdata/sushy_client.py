@@ -11,12 +11,14 @@ import urllib3
 urllib3.disable_warnings()
 
 root_url, user, password, image = sys.argv[1:5]
-# sushy's default authentication: a session if the service offers one,
-# else HTTP Basic (the emulator has no SessionService).
-conn = sushy.Sushy(root_url, username=user, password=password, verify=False)
+# sushy's default authentication: a Redfish session if the service offers
+# one (the emulator does), else HTTP Basic.
+auth = sushy.auth.SessionOrBasicAuth(username=user, password=password)
+conn = sushy.Sushy(root_url, verify=False, auth=auth)
 systems = conn.get_system_collection()
 system = conn.get_system(systems.members_identities[0])
 print("system=%s power=%s" % (system.identity, system.power_state))
+print("session=%s" % (auth.get_session_key() is not None))
 nics = system.ethernet_interfaces.get_members()
 print("mac=%s" % nics[0].mac_address)
 
