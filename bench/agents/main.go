@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +28,7 @@ type options struct {
 	server, bin, work  string
 	out, pprofDir      string
 	keep               bool
+	nice               int
 }
 
 func main() {
@@ -67,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed unless -keep)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (data_dir, logs)")
 	fs.StringVar(&o.out, "out", "bench/agents/last.md", "file the markdown section is written to")
+	fs.IntVar(&o.nice, "nice", -10, "scheduling priority of this program and the server (as bench/run.sh runs the other benchmarks); 0 leaves it")
 	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server only)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -77,8 +80,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, err)
 		return o, err
 	case o.hosts < 1 || o.hosts > maxHosts, o.concurrency < 1 || o.concurrency > 10000,
-		o.interval < time.Second, o.pollFor < 0 || o.pollFor > time.Hour:
-		err := fmt.Errorf("%w: -hosts 1..%d, -concurrency 1..10000, -interval ≥ 1s, -poll 0..1h", ErrUsage, maxHosts)
+		o.interval < time.Second, o.pollFor < 0 || o.pollFor > time.Hour, o.nice < -20 || o.nice > 19:
+		err := fmt.Errorf("%w: -hosts 1..%d, -concurrency 1..10000, -interval ≥ 1s, -poll 0..1h, -nice -20..19", ErrUsage, maxHosts)
 		fmt.Fprintln(stderr, err)
 		return o, err
 	}
@@ -90,6 +93,10 @@ func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute+o.pollFor)
 	defer cancel()
 	raiseFileLimit()
+	niceErr := setNice(o.nice)
+	if niceErr != nil {
+		fmt.Fprintln(os.Stderr, "agents:", niceErr, "(running at the inherited priority)")
+	}
 	work := o.work
 	if work == "" {
 		if work, err = os.MkdirTemp("", "rackboot-agents-"); err != nil {
@@ -99,12 +106,16 @@ func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
 	if !o.keep {
 		defer os.RemoveAll(work)
 	}
-	srv, err := startServer(ctx, o.server, o.bin, work, o.pprofDir != "")
+	nice := 0
+	if niceErr == nil {
+		nice = o.nice
+	}
+	srv, err := startServer(ctx, serverOpts{kind: o.server, bin: o.bin, work: work, contention: o.pprofDir != "", nice: nice})
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	res := &result{opts: o, args: os.Args, started: time.Now(), serverKind: srv.kind}
+	res := &result{opts: o, args: os.Args, started: time.Now(), serverKind: srv.kind, niceApplied: niceErr == nil}
 	if err := measure(ctx, o, srv, res); err != nil {
 		return err
 	}
@@ -209,4 +220,28 @@ func raiseFileLimit() {
 		l.Cur = l.Max
 		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
 	}
+}
+
+// setNice sets the scheduling priority of every thread of this process
+// (Linux keeps it per thread; threads started later inherit it from the
+// thread that starts them); 0 leaves it. The server gets it through
+// nice(1) (server.go).
+func setNice(n int) error {
+	if n == 0 {
+		return nil
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return fmt.Errorf("nice %d: %w", n, err)
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, n); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("nice %d: %w", n, err)
+		}
+	}
+	return nil
 }

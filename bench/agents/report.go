@@ -32,6 +32,7 @@ type result struct {
 	phases         []phaseStats
 	mem            memory
 	memSamples     int
+	niceApplied    bool
 }
 
 func (r *result) markdown() string {
@@ -41,7 +42,11 @@ func (r *result) markdown() string {
 	w("Command: `go run ./bench/agents %s` (from the repository root)  \n", strings.Join(r.args[1:], " "))
 	w("Date: %s  \n", r.started.UTC().Format("2006-01-02 15:04 UTC"))
 	w("Machine: %s  \n", machine())
-	w("Server: %s  \n\n", r.serverDesc())
+	w("Server: %s  \n", r.serverDesc())
+	if r.opts.nice != 0 && r.niceApplied {
+		w("Priority: the simulator and the server run at nice %d (other work on the machine runs at 0).  \n", r.opts.nice)
+	}
+	w("\n")
 	r.targets(w)
 	r.latencies(w)
 	r.timeline(w)

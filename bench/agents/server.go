@@ -49,28 +49,43 @@ type server struct {
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
 // startServer starts the server of kind in a fresh dataDir under work.
-// contention asks the in-process server to record blocking and mutex
-// contention profiles.
-func startServer(ctx context.Context, kind, bin, work string, contention bool) (*server, error) {
-	switch kind {
+// serverOpts say which server to start and how.
+type serverOpts struct {
+	kind, bin, work string
+	contention      bool // in-process: profile blocking and mutex contention
+	nice            int  // run the server under nice(1) -n nice (0: not)
+}
+
+// startServer starts the server of o.kind in a fresh data directory
+// under o.work.
+func startServer(ctx context.Context, o serverOpts) (*server, error) {
+	switch o.kind {
 	case kindBinary:
-		return startBinary(ctx, bin, filepath.Join(work, "rackbootd"))
+		return startBinary(ctx, o, filepath.Join(o.work, "rackbootd"))
 	case kindInProcess:
-		return startInProcess(ctx, filepath.Join(work, "inprocess"), contention)
+		return startInProcess(ctx, o, filepath.Join(o.work, "inprocess"))
 	case kindAuto:
-		s, err := startBinary(ctx, bin, filepath.Join(work, "rackbootd"))
+		s, err := startBinary(ctx, o, filepath.Join(o.work, "rackbootd"))
 		if err == nil {
 			return s, nil
 		}
 		fmt.Fprintf(os.Stderr, "%v; using -server %s\n", err, kindInProcess)
-		return startInProcess(ctx, filepath.Join(work, "inprocess"), contention)
+		return startInProcess(ctx, o, filepath.Join(o.work, "inprocess"))
 	}
-	return nil, fmt.Errorf("%w: unknown -server %q", ErrServer, kind)
+	return nil, fmt.Errorf("%w: unknown -server %q", ErrServer, o.kind)
+}
+
+// command is name with args, under nice(1) when asked.
+func (o serverOpts) command(name string, args ...string) *exec.Cmd {
+	if o.nice == 0 {
+		return exec.Command(name, args...)
+	}
+	return exec.Command("nice", append([]string{"-n", strconv.Itoa(o.nice), name}, args...)...)
 }
 
 // startBinary runs bin with a loopback configuration (DHCP and TFTP off)
 // and checks that it serves the API.
-func startBinary(ctx context.Context, bin, dataDir string) (*server, error) {
+func startBinary(ctx context.Context, o serverOpts, dataDir string) (*server, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrServer, err)
 	}
@@ -85,7 +100,7 @@ func startBinary(ctx context.Context, bin, dataDir string) (*server, error) {
 		return nil, fmt.Errorf("%w: %w", ErrServer, err)
 	}
 	s := &server{kind: kindBinary, dataDir: dataDir, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	if err := s.start(exec.Command(bin, "-config", conf), "rackbootd.log"); err != nil {
+	if err := s.start(o.command(o.bin, "-config", conf), "rackbootd.log"); err != nil {
 		return nil, err
 	}
 	if err := s.ready(ctx, 5*time.Second); err != nil {
@@ -100,7 +115,7 @@ func startBinary(ctx context.Context, bin, dataDir string) (*server, error) {
 }
 
 // startInProcess re-executes this program as the in-process server.
-func startInProcess(ctx context.Context, dataDir string, contention bool) (*server, error) {
+func startInProcess(ctx context.Context, o serverOpts, dataDir string) (*server, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrServer, err)
 	}
@@ -110,10 +125,10 @@ func startInProcess(ctx context.Context, dataDir string, contention bool) (*serv
 	}
 	s := &server{kind: kindInProcess, dataDir: dataDir}
 	args := []string{"-serve-data-dir", dataDir}
-	if contention {
+	if o.contention {
 		args = append(args, "contention")
 	}
-	if err := s.start(exec.Command(self, args...), "stderr.log"); err != nil {
+	if err := s.start(o.command(self, args...), "stderr.log"); err != nil {
 		return nil, err
 	}
 	if err := s.waitFor(ctx, 60*time.Second, func() bool { return readAddr(dataDir) != "" }); err != nil {
