@@ -15,6 +15,8 @@ import (
 	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
 	"github.com/rackboot/rackboot/dhcp"
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/bootsel"
 	"github.com/rackboot/rackboot/tftp"
 )
 
@@ -31,14 +33,20 @@ type daemon struct {
 
 	store *cluster.Store // the replicated state, raft under data_dir
 
+	sel     *bootsel.Selector // the engine's boot choices
+	chooser *chain            // sel, then the profile catalog
+	api     http.Handler      // the assisted-installer API, guarded
+	apiOpts api.Options
+
 	dhcp      *dhcp.Server // nil when dhcp.mode is off
 	dhcpConns []net.PacketConn
 
 	tftp     *tftp.Server // nil when tftp.enabled is false
 	tftpConn net.PacketConn
 
-	http   *http.Server
-	httpLn net.Listener
+	http       *http.Server
+	httpLn     net.Listener
+	httpCancel context.CancelFunc // ends the requests' base context (watch streams) at stop
 
 	wg                     sync.WaitGroup
 	reloadsOK, reloadsFail atomic.Uint64
@@ -55,6 +63,9 @@ func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.Le
 		}
 	}()
 	if err := d.openStore(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.newEngine(ctx); err != nil {
 		return nil, err
 	}
 	if err := d.newDHCP(ctx); err != nil {
@@ -79,7 +90,7 @@ func (d *daemon) newDHCP(ctx context.Context) error {
 	if c.Mode == config.ModeFull {
 		leases = engine.NewLeases(d.store)
 	}
-	srv, err := dhcp.New(dhcpConfig(d.cfg), leases, d.holder, log)
+	srv, err := dhcp.New(dhcpConfig(d.cfg), leases, d.chooser, log)
 	if err != nil {
 		return err
 	}
@@ -147,6 +158,7 @@ func (d *daemon) newTFTP() error {
 // stops serving.
 func (d *daemon) start(ctx context.Context) <-chan error {
 	errc := make(chan error, 3)
+	d.runEngine(ctx)
 	run := func(name string, serve func() error) {
 		d.wg.Add(1)
 		go func() {
@@ -179,6 +191,7 @@ func ignore(err, expected error) error {
 // done), stops DHCP through cancel, and closes the store.
 func (d *daemon) stop(ctx context.Context, cancel context.CancelFunc) error {
 	var errs []error
+	d.httpCancel() // watch streams end now; downloads in flight finish
 	if err := d.http.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
 		d.log.Warn("HTTP downloads still running at the stop deadline are cut off")
 		d.http.Close()
@@ -206,6 +219,9 @@ func (d *daemon) close() error {
 	}
 	if d.httpLn != nil {
 		d.httpLn.Close()
+	}
+	if d.httpCancel != nil {
+		d.httpCancel()
 	}
 	if d.store != nil {
 		if err := d.store.Close(); err != nil {

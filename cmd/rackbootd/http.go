@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"net"
@@ -11,12 +12,13 @@ import (
 	"github.com/rackboot/rackboot/boot/httpboot"
 )
 
-// newHTTP builds the HTTP server: the boot URLs of boot/httpboot, plus
-// /healthz and /metrics.
+// newHTTP builds the HTTP server: the boot URLs of boot/httpboot, the
+// assisted-installer API under /api/assisted-install/v2, /healthz and
+// /metrics.
 func (d *daemon) newHTTP() error {
 	boot, err := httpboot.New(httpboot.Options{
 		BaseURL: d.cfg.BaseURL(),
-		Boot:    d.holder,
+		Boot:    d.chooser,
 		IPXE:    ipxeFS(d.cfg.TFTP.Root),
 		Logger:  d.log.With("service", "http"),
 	})
@@ -29,14 +31,19 @@ func (d *daemon) newHTTP() error {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("GET /metrics", d.serveMetrics)
+	d.mountAPI(mux)
 	mux.Handle("/", boot)
 	ln, err := net.Listen("tcp", d.cfg.Server.HTTPListen)
 	if err != nil {
 		return fmt.Errorf("http: %w", err)
 	}
 	d.httpLn = ln
+	base, cancel := context.WithCancel(context.Background())
+	d.httpCancel = cancel
+	// No WriteTimeout: kernel downloads and watch streams are long.
 	d.http = &http.Server{
 		Handler:           mux,
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}

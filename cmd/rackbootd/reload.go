@@ -50,7 +50,14 @@ func (d *daemon) apply(ld *loaded) error {
 			return err
 		}
 	}
+	if err := d.sel.Reload(selSettings(ld.cfg)); err != nil {
+		if d.dhcp != nil {
+			_ = d.dhcp.Reload(dhcpConfig(d.cfg)) // back to the running settings
+		}
+		return fmt.Errorf("boot selector: %w", err)
+	}
 	d.holder.Swap(ld.catalog)
+	d.chooser.setProfiles(ld.cfg)
 	d.level.Set(ld.cfg.Server.LogLevel)
 	d.cfg = ld.cfg
 	return nil
@@ -74,6 +81,12 @@ func restartOnly(a, b *config.Config) []string {
 	check("tftp.enabled", a.TFTP.Enabled == b.TFTP.Enabled)
 	check("tftp.listen", a.TFTP.Listen == b.TFTP.Listen)
 	check("tftp.root", a.TFTP.Root == b.TFTP.Root)
+	ta, tb := a.Engine.Thresholds, b.Engine.Thresholds
+	check("engine.disconnect_after", ta.DisconnectAfter == tb.DisconnectAfter)
+	ta.DisconnectAfter, tb.DisconnectAfter = 0, 0
+	check("engine.thresholds", ta == tb)
+	check("engine.monitor_interval", a.Engine.MonitorInterval == b.Engine.MonitorInterval)
+	check("api.admin_remote", a.API.AdminRemote == b.API.AdminRemote)
 	return changed
 }
 

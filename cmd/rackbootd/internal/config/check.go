@@ -27,6 +27,8 @@ func (c *checker) check(f *file) {
 	c.reservations(f.DHCP.Reservation)
 	c.tftp(f.TFTP)
 	c.profiles(f.Profile)
+	c.engine(f.Engine)
+	c.api(f.API)
 }
 
 // errAt reports a problem with the value at path.

@@ -28,6 +28,10 @@ func (c *checker) reservations(rs []fileReservation) {
 		if f.Hostname != "" {
 			res.Hostname, nameOK = f.Hostname, c.hostname(base+".hostname", f.Hostname, names)
 		}
+		if f.InfraEnv != "" {
+			res.InfraEnv = f.InfraEnv
+			nameOK = c.ref(base+".infra_env", f.InfraEnv) && nameOK
+		}
 		if macOK && ipOK && nameOK {
 			c.cfg.DHCP.Reservations = append(c.cfg.DHCP.Reservations, res)
 		}

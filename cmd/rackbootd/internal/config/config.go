@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/rackboot/rackboot/engine/validation"
 )
 
 // DefaultPath is where the package installs the configuration file.
@@ -36,6 +38,8 @@ type Config struct {
 	DHCP     DHCP
 	TFTP     TFTP
 	Profiles []Profile
+	Engine   Engine
+	API      API
 
 	ix *index // where each key is, for ErrorAt
 }
@@ -79,6 +83,23 @@ type Reservation struct {
 	MAC      net.HardwareAddr
 	IP       netip.Addr // not valid when unset (proxy and off modes)
 	Hostname string
+	InfraEnv string // the infra-env (name or id) this MAC boots; "" when unset
+}
+
+// Engine configures the discovery engine: what strangers boot, the
+// hardware minimums and the host monitor.
+type Engine struct {
+	DefaultInfraEnv string // name or id; "" when unset
+	DefaultProfile  string // a Profiles name; "" when unset
+	// Thresholds are upstream's minimums with the file's overrides.
+	Thresholds      validation.Thresholds
+	MonitorInterval time.Duration
+}
+
+// API configures the assisted-installer API served on http_listen.
+type API struct {
+	// AdminRemote lets the admin token be used from non-loopback peers.
+	AdminRemote bool
 }
 
 // TFTP configures the TFTP server.

@@ -6,6 +6,8 @@ type file struct {
 	DHCP    fileDHCP      `toml:"dhcp"`
 	TFTP    fileTFTP      `toml:"tftp"`
 	Profile []fileProfile `toml:"profile"`
+	Engine  fileEngine    `toml:"engine"`
+	API     fileAPI       `toml:"api"`
 }
 
 type fileServer struct {
@@ -32,6 +34,7 @@ type fileReservation struct {
 	MAC      string `toml:"mac"`
 	IP       string `toml:"ip"`
 	Hostname string `toml:"hostname"`
+	InfraEnv string `toml:"infra_env"`
 }
 
 type fileTFTP struct {
@@ -47,4 +50,30 @@ type fileProfile struct {
 	Cmdline  string   `toml:"cmdline"`
 	Ignition string   `toml:"ignition"`
 	MACs     []string `toml:"macs"`
+}
+
+type fileEngine struct {
+	DefaultInfraEnv string         `toml:"default_infra_env"`
+	DefaultProfile  string         `toml:"default_profile"`
+	Thresholds      fileThresholds `toml:"thresholds"`
+	DisconnectAfter string         `toml:"disconnect_after"`
+	MonitorInterval string         `toml:"monitor_interval"`
+}
+
+type fileThresholds struct {
+	Profile            string       `toml:"profile"`
+	Master             fileMinimums `toml:"master"`
+	Worker             fileMinimums `toml:"worker"`
+	SingleNode         fileMinimums `toml:"single_node"`
+	MemoryToleranceMiB int          `toml:"memory_tolerance_mib"`
+}
+
+type fileMinimums struct {
+	CPUCores  int `toml:"cpu_cores"`
+	MemoryMiB int `toml:"memory_mib"`
+	DiskGB    int `toml:"disk_gb"`
+}
+
+type fileAPI struct {
+	AdminRemote bool `toml:"admin_remote"`
 }

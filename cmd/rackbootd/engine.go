@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/bootsel"
+	"github.com/rackboot/rackboot/engine/validation"
+)
+
+// keyRingTimeout bounds waiting for the signing key ring (the leader
+// creates it; a one-node cluster is its own leader).
+const keyRingTimeout = 60 * time.Second
+
+// newEngine builds the discovery engine's parts over the open store: the
+// admin token, the key ring shared by the API and the boot selector, the
+// selector (the boot chooser, with the profile catalog as fallback) and the
+// API handler.
+func (d *daemon) newEngine(ctx context.Context) error {
+	token, err := auth.LoadOrCreateAdminToken(d.cfg.Server.DataDir)
+	if err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	kctx, cancel := context.WithTimeout(ctx, keyRingTimeout)
+	defer cancel()
+	keys, err := engine.LoadKeyRing(kctx, d.store)
+	if err != nil {
+		return fmt.Errorf("signing keys: %w", err)
+	}
+	sel, err := bootsel.New(bootsel.Options{
+		Store: d.store, Keys: keys, ServiceURL: d.cfg.BaseURL(),
+		Settings: selSettings(d.cfg), Log: d.log.With("service", "bootsel"),
+	})
+	if err != nil {
+		return fmt.Errorf("boot selector: %w", err)
+	}
+	d.sel = sel
+	d.chooser = newChain(sel, d.holder, d.cfg)
+	thresholds := d.cfg.Engine.Thresholds
+	d.apiOpts = api.Options{
+		Store: d.store, AdminToken: token, Keys: keys,
+		ServiceURL: d.cfg.BaseURL(), BootURL: d.cfg.BaseURL(),
+		Thresholds: func(*engine.Model, string) validation.Thresholds { return thresholds },
+		Log:        d.log.With("service", "api"),
+	}
+	h, err := api.New(d.apiOpts)
+	if err != nil {
+		return fmt.Errorf("api: %w", err)
+	}
+	d.api = adminGuard{next: h, token: token, remote: d.cfg.API.AdminRemote}
+	return nil
+}
+
+// selSettings is the boot selector's view of the configuration: the
+// profiles as kernel, initrd and command line source, the default
+// infra-env and profile, and the reservations.
+func selSettings(cfg *config.Config) bootsel.Settings {
+	st := bootsel.Settings{
+		Profiles:        bootsel.NewProfileMap(bootProfiles(cfg)),
+		DefaultProfile:  cfg.Engine.DefaultProfile,
+		DefaultInfraEnv: cfg.Engine.DefaultInfraEnv,
+	}
+	for _, r := range cfg.DHCP.Reservations {
+		st.Reservations = append(st.Reservations, bootsel.Reservation{MAC: r.MAC, InfraEnv: r.InfraEnv, Hostname: r.Hostname})
+	}
+	return st
+}
+
+// runEngine starts the selector's MAC index and, on the leader, the host
+// monitor; both end with ctx.
+func (d *daemon) runEngine(ctx context.Context) {
+	d.wg.Add(2)
+	go func() {
+		defer d.wg.Done()
+		d.sel.Run(ctx)
+	}()
+	go func() {
+		defer d.wg.Done()
+		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+			if err := api.Monitor(ctx, d.apiOpts, d.cfg.Engine.MonitorInterval); err != nil {
+				d.log.Error("host monitor stopped", "err", err)
+			}
+		})
+	}()
+}
+
+// mountAPI adds the API to the HTTP mux.
+func (d *daemon) mountAPI(mux *http.ServeMux) {
+	mux.Handle(api.BasePath+"/", d.api)
+}
