@@ -17,6 +17,14 @@
 // file and hands it to QEMU through QMP when the VM runs, or at its next
 // start.
 //
-// Everything but the service root needs HTTP Basic authentication; Serve
+// Everything but the service root and the login needs HTTP Basic
+// authentication or a session token (SessionService, X-Auth-Token); Serve
 // uses TLS with a self-signed certificate made at start (SelfSigned).
+//
+// Tests: unit tests run the handler with a fake machine; TestRackbootDriver
+// drives it over TLS with rackboot's own bmc/redfish driver; TestRedfishtool
+// and TestSushy with clients nobody here wrote (Debian's redfishtool and
+// python3-sushy; skipped when missing); TestQEMUWithRackbootDriver
+// (RACKBOOT_E2E=1, root) with one real UEFI QEMU VM in a network namespace,
+// reading OVMF's boot attempts from its console and the CD drive from QMP.
 package redfish
