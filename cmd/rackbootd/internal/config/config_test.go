@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rackboot/rackboot/engine/validation"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/bad")
@@ -194,5 +196,73 @@ func TestErrorAt(t *testing.T) {
 		if got := cfg.ErrorAt(key, "bad").Error(); got != want {
 			t.Errorf("ErrorAt(%s) = %s, want %s", key, got, want)
 		}
+	}
+}
+
+func TestEngineSettings(t *testing.T) {
+	doc := `[server]
+advertise = "127.0.0.1"
+[tftp]
+enabled = false
+[[dhcp.reservation]]
+mac = "52:54:00:00:00:01"
+infra_env = "rack 1"
+[engine]
+default_infra_env = "rack 1"
+disconnect_after = "5m"
+thresholds = { profile = "testbed", master = { cpu_cores = 2, memory_mib = 4096, disk_gb = 20 }, worker = { cpu_cores = 1 } }
+[api]
+admin_remote = true
+`
+	cfg, err := Parse("engine.toml", []byte(doc), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Engine
+	th := e.Thresholds
+	if e.DefaultInfraEnv != "rack 1" || e.MonitorInterval != 30*time.Second || th.DisconnectAfter != 5*time.Minute {
+		t.Errorf("engine = %+v", e)
+	}
+	if th.Profile != "testbed" || th.Master.CPUCores != 2 || th.Master.MemoryMiB != 4096 || th.Master.DiskGB != 20 ||
+		th.Worker.CPUCores != 1 || th.Worker.MemoryMiB != 8192 || th.SingleNode.CPUCores != 8 || th.MemoryToleranceMiB != 100 {
+		t.Errorf("thresholds = %+v", th)
+	}
+	if !cfg.API.AdminRemote || cfg.DHCP.Reservations[0].InfraEnv != "rack 1" {
+		t.Errorf("api = %+v, reservation = %+v", cfg.API, cfg.DHCP.Reservations[0])
+	}
+
+	def, err := Parse("min.toml", []byte("[server]\nadvertise = \"127.0.0.1\"\n[tftp]\nenabled = false\n"), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := validation.DefaultThresholds()
+	if def.Engine.Thresholds != up || def.API.AdminRemote || def.Engine.MonitorInterval != 30*time.Second {
+		t.Errorf("defaults: engine %+v api %+v", def.Engine, def.API)
+	}
+}
+
+// TestPackagedThresholdsExample: the commented thresholds line of the
+// packaged configuration is valid once uncommented.
+func TestPackagedThresholdsExample(t *testing.T) {
+	data, err := os.ReadFile("../../../../packaging/rackboot.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.SplitSeq(string(data), "\n") {
+		if strings.HasPrefix(l, "# thresholds = ") {
+			line = strings.TrimPrefix(l, "# ")
+		}
+	}
+	if line == "" {
+		t.Fatal("no thresholds example in the packaged configuration")
+	}
+	doc := "[server]\nadvertise = \"127.0.0.1\"\n[tftp]\nenabled = false\n[engine]\n" + line + "\n"
+	cfg, err := Parse("example.toml", []byte(doc), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Engine.Thresholds.Profile != "testbed" {
+		t.Errorf("thresholds = %+v", cfg.Engine.Thresholds)
 	}
 }
