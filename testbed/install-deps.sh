@@ -15,6 +15,8 @@ packages=(
 	dnsmasq-base tftpd-hpa nginx-light kea-dhcp4-server kea-admin
 	# NetworkManager loads the static-network keyfiles boot/nmstate writes
 	network-manager
+	# third-party Redfish clients that check the testbed BMC emulator
+	redfishtool python3-sushy
 	# disk images without mounting (installation issue)
 	mtools dosfstools gdisk fdisk systemd-boot-efi
 )
