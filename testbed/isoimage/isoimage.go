@@ -22,8 +22,8 @@ var (
 
 // Host files the ISO is built from (Debian's paths).
 const (
-	IsolinuxBin = "/usr/lib/ISOLINUX/isolinux.bin"              // isolinux
-	IsohdpfxBin = "/usr/lib/ISOLINUX/isohdpfx.bin"              // isolinux (hybrid MBR)
+	IsolinuxBin = "/usr/lib/ISOLINUX/isolinux.bin"             // isolinux
+	IsohdpfxBin = "/usr/lib/ISOLINUX/isohdpfx.bin"             // isolinux (hybrid MBR)
 	LdlinuxC32  = "/usr/lib/syslinux/modules/bios/ldlinux.c32" // syslinux-common
 	GrubEFIDir  = "/usr/lib/grub/x86_64-efi"                   // grub-efi-amd64-bin
 )
