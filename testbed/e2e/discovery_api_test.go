@@ -136,7 +136,7 @@ func TestDiscoveryImageWithEngineAPI(t *testing.T) {
 	for i, h := range discoHosts {
 		waitAgent(t, ctx, h, vms[i], started)
 	}
-	before := checkDiscovery(t, ctx, c, ie.ID, started)
+	before := checkDiscovery(t, ctx, c, ie.ID, started, nil)
 	token := agentToken(t, ign)
 	for i, h := range discoHosts {
 		assertNoSecrets(t, h.name, vms[i].Console(), token)

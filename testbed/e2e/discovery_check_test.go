@@ -31,9 +31,24 @@ func evaluated(hs []api.Host) bool {
 	return true
 }
 
+// approver approves one host and returns it as the API then shows it.
+type approver func(d discoHost, h api.Host) api.Host
+
+// approveByPatch is PATCH .../hosts/{id} {"approved": true}.
+func approveByPatch(c *apiClient, infraEnv string) approver {
+	return func(d discoHost, h api.Host) api.Host {
+		c.t.Helper()
+		approve := true
+		var out api.Host
+		c.must(http.StatusCreated, "PATCH", "/infra-envs/"+infraEnv+"/hosts/"+h.ID, api.HostUpdateParams{Approved: &approve}, &out)
+		return out
+	}
+}
+
 // checkDiscovery waits for the three hosts, checks their inventory and
-// validations against the VMs, approves them and returns them by name.
-func checkDiscovery(t *testing.T, ctx context.Context, c *apiClient, infraEnv string, started time.Time) map[string]api.Host {
+// validations against the VMs, approves them (approve, else by PATCH) and
+// returns them by name.
+func checkDiscovery(t *testing.T, ctx context.Context, c *apiClient, infraEnv string, started time.Time, approve approver) map[string]api.Host {
 	t.Helper()
 	hs, err := waitHosts(ctx, c, infraEnv, registerLimit, evaluated)
 	if err != nil {
@@ -50,13 +65,13 @@ func checkDiscovery(t *testing.T, ctx context.Context, c *apiClient, infraEnv st
 		checkValidations(t, d, h)
 		byName[d.name] = h
 	}
+	if approve == nil {
+		approve = approveByPatch(c, infraEnv)
+	}
 	for _, d := range discoHosts {
-		var h api.Host
-		approve := true
-		c.must(http.StatusCreated, "PATCH", "/infra-envs/"+infraEnv+"/hosts/"+byName[d.name].ID,
-			api.HostUpdateParams{Approved: &approve}, &h)
+		h := approve(d, byName[d.name])
 		if !h.Approved {
-			t.Errorf("%s: PATCH approved=true answered approved=false", d.name)
+			t.Errorf("%s: approved, then shown with approved=false", d.name)
 		}
 		byName[d.name] = h
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,8 +114,12 @@ func TestDiscoveryFromRackbootd(t *testing.T) {
 	}
 	for i, h := range discoHosts {
 		waitAgent(t, ctx, h, vms[i], started)
+		assertDiscoveryBoot(t, vms[i].Console(), p.out.String(), h)
 	}
-	before := checkDiscovery(t, ctx, c, ie.ID, started)
+	before := checkDiscovery(t, ctx, c, ie.ID, started, approveWithCtl(t, ctx, ns, c, ie.ID))
+	for i, h := range discoHosts {
+		assertNoSecrets(t, h.name, vms[i].Console(), jwtHeader)
+	}
 
 	if err := p.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -125,6 +130,62 @@ func TestDiscoveryFromRackbootd(t *testing.T) {
 	t.Logf("rackbootd killed (SIGKILL) and started again in %s", time.Since(restarted).Round(100*time.Millisecond))
 	checkAfterRestart(t, ctx, c, ie.ID, before, restarted)
 	assertAgentsCarriedOn(t, vms)
+}
+
+// assertDiscoveryBoot: the VM went through rackbootd's boot chain (its
+// console shows iPXE fetching this MAC's script, initrd and kernel, and
+// OVMF's own PXE first under UEFI) and rackbootd served that initrd and
+// kernel whole. iPXE's "... ok" after a 20 MB download is not looked for:
+// its progress output on a slow serial console can swallow it.
+func assertDiscoveryBoot(t *testing.T, console, server string, h discoHost) {
+	t.Helper()
+	path := "/boot/" + strings.ReplaceAll(h.mac, ":", "-")
+	want := []string{"iPXE initialising devices", "Filename: http://" + serverIP + ":8080" + path + "/script.ipxe",
+		path + "/initrd", path + "/kernel"}
+	if h.fw == qemu.UEFI {
+		want = append([]string{">>Start PXE over IPv4", "NBP filename is ipxe.efi"}, want...)
+	}
+	rest := console
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Errorf("%s: the console does not show %q (in this order)", h.name, w)
+			break
+		}
+		rest = rest[i+len(w):]
+	}
+	for _, f := range []string{"initrd", "kernel"} {
+		if !strings.Contains(server, "path="+path+"/"+f+" status=200") {
+			t.Errorf("%s: rackbootd never served %s/%s whole (status 200)", h.name, path, f)
+		}
+	}
+}
+
+// jwtHeader starts every ES256 JWT ({"alg":"ES256",...}): no agent token
+// may be on a console.
+const jwtHeader = "eyJhbGciOiJFUzI1NiIs"
+
+// approveWithCtl approves the UEFI host with `rackbootctl approve host
+// NAME` (found by its hostname), as a user would, and the others by PATCH.
+func approveWithCtl(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, infraEnv string) approver {
+	patch := approveByPatch(c, infraEnv)
+	return func(d discoHost, h api.Host) api.Host {
+		t.Helper()
+		if d.fw != qemu.UEFI {
+			return patch(d, h)
+		}
+		ctl := filepath.Join(filepath.Dir(rackbootd(t)), "rackbootctl")
+		cmd := ns.Command(ctx, ctl, "approve", "host", d.name)
+		cmd.Env = append(os.Environ(), "RACKBOOT_URL=http://"+serverIP+":8080", "RACKBOOT_TOKEN="+c.token)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("rackbootctl approve host %s: %v\n%s", d.name, err, out)
+		}
+		t.Logf("rackbootctl approve host %s: %s", d.name, strings.TrimSpace(string(out)))
+		var got api.Host
+		c.must(200, "GET", "/infra-envs/"+infraEnv+"/hosts/"+h.ID, nil, &got)
+		return got
+	}
 }
 
 func createInfraEnvNamed(c *apiClient, name string) {
