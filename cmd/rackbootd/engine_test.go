@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -239,4 +240,51 @@ func TestEngineAPIAndDefaultInfraEnv(t *testing.T) {
 		t.Errorf("agent token from before the kill: %d %s", code, body)
 	}
 	d.stop()
+}
+
+// TestStopEndsWatchStreams: a host watch stream (long-lived) open at
+// SIGTERM ends at once; the stop does not wait for its deadline and cut
+// anything off.
+func TestStopEndsWatchStreams(t *testing.T) {
+	d := startDaemon(t)
+	d.waitNote("READY=1")
+	id := d.createInfraEnv("rack")
+	// A host, so that the stream has an event to send (its headers go out
+	// with the first event).
+	code, body := d.call("POST", "/infra-envs/"+id+"/hosts", "Authorization: Bearer "+d.adminToken(),
+		`{"host_id":"5b2f0a3e-4c1d-4e8f-9a6b-7c8d9e0f1a2b"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("register a host: %d %s", code, body)
+	}
+	req, err := http.NewRequest("GET", "http://"+d.httpAddr+apiBase+"/infra-envs/"+id+"/hosts?watch=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+d.adminToken())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("watch: %s", resp.Status)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"ADDED"`) {
+		t.Fatalf("first watch event: %q %v", line, err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, resp.Body)
+		ended <- err
+	}()
+	d.stop()
+	select {
+	case <-ended:
+	case <-time.After(waitLimit):
+		t.Fatal("the watch stream outlived the daemon")
+	}
+	if log := d.stderr.String(); strings.Contains(log, "cut off") {
+		t.Errorf("the stop waited for its deadline:\n%s", log)
+	}
 }
