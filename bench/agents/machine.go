@@ -74,11 +74,12 @@ func parsePressure(s string) (uint64, bool) {
 
 // cpuWindow describes the time between two marks.
 type cpuWindow struct {
-	Busy, Steal, Pressure, Server string // percentages, "?" when unknown
+	Busy, Steal, Pressure, Server string  // percentages, "?" when unknown
+	pressure                      float64 // CPU pressure as a fraction, -1 when unknown
 }
 
 func between(a, b cpuMark) cpuWindow {
-	w := cpuWindow{Busy: "?", Steal: "?", Pressure: "?", Server: "?"}
+	w := cpuWindow{Busy: "?", Steal: "?", Pressure: "?", Server: "?", pressure: -1}
 	wall := b.at.Sub(a.at)
 	if wall <= 0 {
 		return w
@@ -89,7 +90,8 @@ func between(a, b cpuMark) cpuWindow {
 		w.Steal = pct(float64(b.steal-a.steal) / dt)
 	}
 	if a.pressOK && b.pressOK {
-		w.Pressure = pct(float64(b.pressure-a.pressure) / float64(wall.Microseconds()))
+		w.pressure = float64(b.pressure-a.pressure) / float64(wall.Microseconds())
+		w.Pressure = pct(w.pressure)
 	}
 	if a.serverOK && b.serverOK {
 		w.Server = pct(float64(b.server-a.server) / float64(wall))

@@ -10,6 +10,10 @@ import (
 	"time"
 )
 
+// quietPressure is the CPU pressure below which a polling window counts
+// as the machine being nearly idle apart from this benchmark.
+const quietPressure = 0.15
+
 // Targets of the issue.
 const (
 	targetRegister = 60 * time.Second
@@ -137,6 +141,12 @@ func (r *result) timeline(w func(string, ...any)) {
 		}
 		w("| %d s | %d | %d | %s | %s | %s | %s | %s |\n", i*10, win.Count, win.Slow, ms(win.Max), c.Busy, c.Steal, c.Pressure, c.Server)
 	}
+	if q, n := r.sim.timeline.quiet(quietPressure); n > 0 {
+		w("\nIn the %d windows with CPU pressure < %.0f%% (the machine nearly to itself): %d polls, p50 %s, p99 %s, max %s.\n",
+			n, 100*quietPressure, q.Count, ms(q.P50), ms(q.P99), ms(q.Max))
+	} else {
+		w("\nNo window had CPU pressure < %.0f%%.\n", 100*quietPressure)
+	}
 	w("\n")
 }
 
@@ -171,6 +181,10 @@ func (r *result) notes(w func(string, ...any)) {
 		"`raft.boltdb.storeLogs`): each write is one bolt transaction with its fsync, so entries/write is what raft's group commit " +
 		"(the leader drains up to MaxAppendEntries = 64 queued applies into one write; `BatchApplyCh` buffers that queue) saves; " +
 		"without it every entry would cost one write. Mean commit: raft's `raft.commitTime`, from the leader's dispatch of an entry to its commit. ")
+	if r.serverKind == kindBinary {
+		w("rackbootd's /metrics has the raft indexes and the command count but not raft's batching samples, and the binary has no " +
+			"profiling endpoint: `-server inprocess` runs the same packages with both (and the server-side timings). ")
+	}
 	w("Latencies are measured by the client around each request (connection pool of %d, the real agent's protocol client and headers).\n",
 		r.opts.concurrency)
 }

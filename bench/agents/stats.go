@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -104,6 +105,7 @@ func (tl *timeline) cpu(i int) (cpuWindow, bool) {
 type window struct {
 	Count, Slow int
 	Max         time.Duration
+	lat         []time.Duration
 }
 
 func newTimeline(start time.Time, width, total time.Duration) *timeline {
@@ -128,6 +130,26 @@ func (tl *timeline) add(t time.Time, d time.Duration) {
 		w.Slow++
 	}
 	w.Max = max(w.Max, d)
+	w.lat = append(w.lat, d)
+}
+
+// quiet summarizes the requests of the windows during which the machine's
+// CPU pressure stayed below limit (a fraction), and how many windows
+// those were.
+func (tl *timeline) quiet(limit float64) (summary, int) {
+	r := newRecorder(fmt.Sprintf("polls in windows with CPU pressure < %.0f%%", 100*limit), 0)
+	n := 0
+	for i, w := range tl.snapshot() {
+		c, ok := tl.cpu(i)
+		if !ok || c.pressure < 0 || c.pressure >= limit {
+			continue
+		}
+		n++
+		for _, d := range w.lat {
+			r.add(d, nil)
+		}
+	}
+	return r.summarize(), n
 }
 
 // snapshot returns the windows that saw requests.

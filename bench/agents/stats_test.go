@@ -66,13 +66,33 @@ func TestTimelineWindows(t *testing.T) {
 	tl.add(t0.Add(-time.Second), time.Hour) // before the start: ignored
 	tl.add(t0.Add(time.Hour), time.Hour)    // after the end: ignored
 	got := tl.snapshot()
-	want := []window{{2, 1, 80 * time.Millisecond}, {}, {1, 1, 3 * time.Second}}
+	want := []window{{Count: 2, Slow: 1, Max: 80 * time.Millisecond}, {}, {Count: 1, Slow: 1, Max: 3 * time.Second}}
 	if len(got) != len(want) {
 		t.Fatalf("got %d windows %v, want %v", len(got), got, want)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if got[i].Count != want[i].Count || got[i].Slow != want[i].Slow || got[i].Max != want[i].Max {
 			t.Errorf("window %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// Only the windows whose CPU pressure stayed under the limit count as
+// quiet.
+func TestTimelineQuiet(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tl := newTimeline(t0, 10*time.Second, 20*time.Second)
+	tl.add(t0, 2*time.Millisecond)
+	tl.add(t0.Add(time.Second), 4*time.Millisecond)
+	tl.add(t0.Add(11*time.Second), 900*time.Millisecond)
+	mark := func(sec int64, pressureUS uint64) cpuMark {
+		return cpuMark{at: time.Unix(1000+sec, 0), pressure: pressureUS, pressOK: true}
+	}
+	tl.mark(mark(0, 0))
+	tl.mark(mark(10, 1_000_000))  // 10% in the first window
+	tl.mark(mark(20, 10_000_000)) // 90% in the second
+	q, n := tl.quiet(0.15)
+	if n != 1 || q.Count != 2 || q.Max != 4*time.Millisecond {
+		t.Errorf("%d windows, %+v", n, q)
 	}
 }
