@@ -63,7 +63,11 @@ func (r *result) markdown() string {
 func (r *result) serverDesc() string {
 	rev := gitRev()
 	if r.serverKind == kindBinary {
-		return fmt.Sprintf("`%s` (rackbootd binary, commit %s), data_dir on %s, DHCP and TFTP off, HTTP on 127.0.0.1", r.opts.bin, rev, tmpFS(r.opts.work))
+		version := "rackbootd"
+		if out, err := exec.Command(r.opts.bin, "version").Output(); err == nil {
+			version = strings.TrimSpace(string(out))
+		}
+		return fmt.Sprintf("`%s` (%s, tree at commit %s), data_dir on %s, DHCP and TFTP off, HTTP on 127.0.0.1", r.opts.bin, version, rev, tmpFS(r.opts.work))
 	}
 	return fmt.Sprintf("in-process (`-server inprocess`, commit %s): engine/api over cluster.Store (one-voter raft, raft-boltdb) in a child process, "+
 		"with api.Monitor under engine.WhileLeader and info-level request logs to a file — the packages rackbootd wires; data_dir on %s", rev, tmpFS(r.opts.work))
