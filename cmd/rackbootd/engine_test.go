@@ -33,6 +33,10 @@ initrd = "initrd.img"
 ignition = "discovery.ign"
 macs = ["52:54:00:00:00:05"]
 
+[[dhcp.reservation]]
+mac = "52:54:00:00:00:06"
+infra_env = "lab"
+
 [engine]
 ` + engine
 }
@@ -170,8 +174,9 @@ func agentConfOf(t *testing.T, files map[string]string) (agentConf, bool) {
 // TestEngineAPIAndDefaultInfraEnv: the admin token file appears (0600), the
 // API answers the admin token from loopback, an infra-env created through
 // it becomes the default infra-env on reload, so a stranger's initrd
-// carries its agent.conf and a reserved host's its hostname too, while a
-// MAC that a profile lists keeps that profile; after kill -9 the
+// carries its agent.conf and a reserved host's its hostname too, a MAC
+// reserved for another infra-env gets that one's, while a MAC that a
+// profile lists keeps that profile; after kill -9 the
 // infra-env, the admin token and the signing keys are still there.
 func TestEngineAPIAndDefaultInfraEnv(t *testing.T) {
 	d := startDaemon(t)
@@ -191,6 +196,7 @@ func TestEngineAPIAndDefaultInfraEnv(t *testing.T) {
 		t.Errorf("GET clusters without a token: %d %s", code, body)
 	}
 	id := d.createInfraEnv("rack")
+	lab := d.createInfraEnv("lab")
 
 	d.writeConfig(d.engineConfig("default_infra_env = \"rack\"\ndefault_profile = \"discovery\"\n"))
 	if status := d.reload(); strings.Contains(status, "reload failed") {
@@ -210,6 +216,9 @@ func TestEngineAPIAndDefaultInfraEnv(t *testing.T) {
 	}
 	if ac, ok := agentConfOf(t, reserved); !ok || ac.InfraEnvID != id {
 		t.Errorf("reserved host's agent.conf: %+v %v", ac, ok)
+	}
+	if ac, ok := agentConfOf(t, ignitionFiles(t, []byte(d.get("/boot/52-54-00-00-00-06/initrd")), "initrd")); !ok || ac.InfraEnvID != lab {
+		t.Errorf("MAC reserved for infra-env lab: agent.conf %+v %v, want infra-env %s", ac, ok, lab)
 	}
 	if _, ok := agentConfOf(t, ignitionFiles(t, []byte(d.get("/boot/52-54-00-00-00-05/initrd")), "initrd")); ok {
 		t.Error("a MAC listed by profile \"rescue\" got the default infra-env's agent.conf")
