@@ -162,3 +162,17 @@ func TestWatchTimeoutAndBadParams(t *testing.T) {
 		t.Errorf("hosts %v", hosts)
 	}
 }
+
+// A watch of an infra-env without hosts answers its headers at once: a
+// client blocks on them before reading, and no event would carry them.
+func TestWatchEmptyInfraEnvSendsHeaders(t *testing.T) {
+	e := newEnv(t, enginetest.NewStore())
+	ie := e.createInfraEnv("")
+	// The deadline only bounds a hang: without the early flush, watch
+	// blocks in Do until it passes.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	evs := e.watch(ctx, ie.ID, "")
+	e.must(cred{agent: e.agentConfig(ie.ID).Token}, 201, "POST", "/infra-envs/"+ie.ID+"/hosts", models.HostCreateParams{HostID: testHostID})
+	next(t, evs, "the first host", isEvent(WatchAdded, testHostID))
+}
