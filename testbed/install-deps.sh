@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
 	# build and packaging
 	make git ca-certificates dpkg-dev fakeroot systemd
+	# the testbed builds the real Ignition binary statically (cgo, libblkid)
+	gcc libc6-dev libblkid-dev
 	# the VM testbed (TESTBED.md)
 	qemu-system-x86 ipxe-qemu ovmf ipxe busybox-static cpio iproute2
 	# real clients for the protocol tests
