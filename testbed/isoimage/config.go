@@ -39,9 +39,9 @@ func grubConfig() (string, int) {
 }
 
 // grubEmbedded is the config built into the EFI binary: find the ISO and
-// read its grub.cfg.
+// read its grub.cfg. The prefix stays on the memdisk, where the modules are.
 const grubEmbedded = "search --no-floppy --file --set=root /coreos/igninfo.json\n" +
-	"set prefix=($root)/boot/grub\nconfigfile ($root)/" + grubCfg + "\n"
+	"configfile ($root)/" + grubCfg + "\n"
 
 type kargsFile struct {
 	Path   string `json:"path"`

@@ -61,7 +61,11 @@ func TestE2EBootOverlayISO(t *testing.T) {
 	if out, err := exec.CommandContext(ctx, "curl", "-sSf", "-o", cdrom, srv.URL+"/discovery.iso").CombinedOutput(); err != nil {
 		t.Fatalf("curl: %v\n%s", err, out)
 	}
-	console := bootCDROM(ctx, t, dir, cdrom)
+	fw := qemu.BIOS
+	if os.Getenv("RACKBOOT_E2E_UEFI") == "1" {
+		fw = qemu.UEFI // the same check through OVMF and GRUB (slower)
+	}
+	console := bootCDROM(ctx, t, dir, cdrom, fw)
 
 	t.Logf("console tail:\n%s", qemu.Tail(console, 15))
 	got, err := image.ParseIgnition(console)
@@ -77,18 +81,34 @@ func TestE2EBootOverlayISO(t *testing.T) {
 	}
 }
 
-// bootCDROM runs QEMU (BIOS, TCG) from the ISO until the guest powers off
-// and returns its serial console. The NIC is QEMU's user network with
+// bootCDROM runs QEMU (TCG) from the ISO until the guest powers off and
+// returns its serial console. The NIC is QEMU's user network with
 // restrict=on: its built-in DHCP answers, nothing leaves the process.
-func bootCDROM(ctx context.Context, t *testing.T, dir, cdrom string) string {
+func bootCDROM(ctx context.Context, t *testing.T, dir, cdrom string, fw qemu.Firmware) string {
 	t.Helper()
 	log := filepath.Join(dir, "console.log")
-	cmd := exec.CommandContext(ctx, qemu.DefaultBinary,
-		"-accel", "tcg", "-m", "512", "-nographic", "-monitor", "none", "-parallel", "none",
-		"-serial", "file:"+log, "-no-reboot",
-		"-cdrom", cdrom, "-boot", "d",
-		"-nic", "user,model=virtio-net-pci,restrict=on")
-	out, err := cmd.CombinedOutput()
+	args := []string{"-accel", "tcg", "-m", "512", "-nographic", "-monitor", "none", "-parallel", "none",
+		"-serial", "file:" + log, "-no-reboot", "-nic", "user,model=virtio-net-pci,restrict=on"}
+	if fw == qemu.UEFI {
+		vars := filepath.Join(dir, "OVMF_VARS.fd")
+		data, err := os.ReadFile(qemu.DefaultOVMFVars)
+		if err != nil {
+			t.Skipf("OVMF: %v", err)
+		}
+		if err := os.WriteFile(vars, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-machine", "q35",
+			"-drive", "if=pflash,format=raw,readonly=on,file="+qemu.DefaultOVMFCode,
+			"-drive", "if=pflash,format=raw,file="+vars,
+			"-drive", "media=cdrom,if=none,id=cd,readonly=on,format=raw,file="+cdrom,
+			"-device", "ide-cd,drive=cd,bootindex=0")
+	} else {
+		args = append(args, "-cdrom", cdrom, "-boot", "d")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute) // a guest stuck at a prompt fails
+	defer cancel()
+	out, err := exec.CommandContext(ctx, qemu.DefaultBinary, args...).CombinedOutput()
 	console := qemu.ReadConsole(log)
 	if err != nil {
 		t.Fatalf("qemu: %v\n%s\nconsole tail:\n%s", err, out, qemu.Tail(console, 40))

@@ -8,11 +8,9 @@ import (
 	"strconv"
 )
 
-// grubModules go into the standalone EFI GRUB (with their dependencies).
-const grubModules = "normal configfile search search_fs_file iso9660 linux gzio serial terminal " +
-	"echo test part_gpt part_msdos fat all_video efi_gop"
-
-// efiImage builds GRUB for x86-64 UEFI with grub-mkstandalone and puts it
+// efiImage builds GRUB for x86-64 UEFI with grub-mkstandalone (every module
+// on its memdisk: with a subset, "search" stops at the file systems it
+// cannot load) and puts it
 // as EFI/BOOT/BOOTX64.EFI into a FAT image at out, the El Torito EFI image.
 func efiImage(ctx context.Context, stage, out string) error {
 	embedded := filepath.Join(stage, "grub-embedded.cfg")
@@ -21,7 +19,7 @@ func efiImage(ctx context.Context, stage, out string) error {
 	}
 	efi := filepath.Join(stage, "BOOTX64.EFI")
 	err := run(ctx, "grub-mkstandalone", "-O", "x86_64-efi", "-d", GrubEFIDir, "-o", efi,
-		"--install-modules="+grubModules, "--locales=", "--fonts=", "--themes=",
+		"--locales=", "--fonts=", "--themes=",
 		"boot/grub/grub.cfg="+embedded)
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ const (
 
 // formatVersion changes whenever the layout changes in a way the hashed
 // inputs do not capture.
-const formatVersion = "rackboot-discovery-iso-1"
+const formatVersion = "rackboot-discovery-iso-2"
 
 // Packages are the Debian packages Build needs.
 var Packages = []string{"xorriso", "isolinux", "syslinux-common", "grub-efi-amd64-bin", "grub-common", "dosfstools", "mtools"}
@@ -146,7 +146,7 @@ func cacheKey(kernel, initrd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n", formatVersion, files[isolinuxCfg], files[grubCfg], files["coreos/kargs.json"])
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%s\n", formatVersion, files[isolinuxCfg], files[grubCfg], files["coreos/kargs.json"], grubEmbedded)
 	for _, f := range []string{kernel, initrd, IsolinuxBin, IsohdpfxBin, LdlinuxC32,
 		filepath.Join(GrubEFIDir, "moddep.lst"), filepath.Join(GrubEFIDir, "kernel.img")} {
 		if err := hashFile(h, f); err != nil {
