@@ -19,5 +19,11 @@
 //
 // An Image is an io.ReaderAt with a size and a strong ETag (base file
 // identity + hash of the customised bytes); Image.ServeHTTP answers GET and
-// HEAD with Range support through http.ServeContent.
+// HEAD with Range support through http.ServeContent, and
+// Base.ServeOverlay does both steps for one request. Building an Image
+// costs one gzip of the config and one allocation of the area (256 KiB for
+// the testbed ISO); a server answering many Range requests for the same
+// host may keep the Image and reuse it while the config is unchanged.
+// The embed area is replaced whole: whatever the base held there is not
+// merged (upstream coreos-installer keeps existing files).
 package iso

@@ -2,6 +2,7 @@ package iso
 
 import (
 	"bytes"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"net/http"
@@ -101,5 +102,37 @@ func TestCurlDownload(t *testing.T) {
 	}
 	if !bytes.Equal(out, want[a.Offset-100:]) {
 		t.Fatalf("curl got %d bytes that differ from the overlay", len(out))
+	}
+}
+
+func TestServeOverlay(t *testing.T) {
+	b, _ := openTestBase(t, testTree(t))
+	big := make([]byte, 2*testAreaSize)
+	rand.Read(big)
+	custom := Custom{Ignition: []byte(testIgnition)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := custom
+		if r.URL.Path == "/big.iso" {
+			c = Custom{Ignition: big}
+		}
+		b.ServeOverlay(w, r, c)
+	}))
+	defer srv.Close()
+	img, _ := b.Overlay(custom)
+	resp, body := get(t, srv.URL+"/ok.iso", nil)
+	if resp.StatusCode != 200 || !bytes.Equal(body, readAll(t, img)) || resp.Header.Get("ETag") != img.ETag() {
+		t.Fatalf("GET: %d, %d bytes", resp.StatusCode, len(body))
+	}
+	resp, body = get(t, srv.URL+"/big.iso", nil)
+	if resp.StatusCode != 500 || !bytes.Contains(body, []byte("embed area holds 65536")) {
+		t.Fatalf("too large: %d %s", resp.StatusCode, body)
+	}
+	resp, err := http.Post(srv.URL+"/ok.iso", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("POST: %d", resp.StatusCode)
 	}
 }

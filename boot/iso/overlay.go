@@ -185,3 +185,20 @@ func (img *Image) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "private, no-store")
 	http.ServeContent(w, r, "", time.Time{}, io.NewSectionReader(img, 0, img.base.size))
 }
+
+// ServeOverlay answers r with the base customised with c: the image on
+// GET and HEAD (with Range), 405 for other methods, 500 when c does not fit
+// the base (the error names the sizes, never the content).
+func (b *Base) ServeOverlay(w http.ResponseWriter, r *http.Request, c Custom) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	img, err := b.Overlay(c)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	img.ServeHTTP(w, r)
+}
