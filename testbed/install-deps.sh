@@ -21,6 +21,8 @@ packages=(
 	redfishtool python3-sushy
 	# disk images without mounting (installation issue)
 	mtools dosfstools gdisk fdisk systemd-boot-efi
+	# the testbed discovery ISO (hybrid BIOS isolinux + UEFI GRUB)
+	xorriso isolinux syslinux-common grub-efi-amd64-bin
 )
 
 missing=()
