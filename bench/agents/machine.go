@@ -12,9 +12,11 @@ import (
 // to tell a slow server from a busy machine.
 type cpuMark struct {
 	at          time.Time
-	total, idle uint64        // all CPU ticks and idle+iowait ticks (/proc/stat)
-	steal       uint64        // ticks stolen by the hypervisor
-	pressure    uint64        // µs some task waited for a CPU (/proc/pressure/cpu)
+	total, idle uint64 // all CPU ticks and idle+iowait ticks (/proc/stat)
+	steal       uint64 // ticks stolen by the hypervisor
+	pressure    uint64 // µs some task waited for a CPU (/proc/pressure/cpu)
+	ioPressure  uint64 // µs some task waited for I/O (/proc/pressure/io)
+	ioOK        bool
 	server      time.Duration // the server's CPU time
 	ok, pressOK bool
 	serverOK    bool
@@ -28,6 +30,9 @@ func readCPUMark(pid int) cpuMark {
 	}
 	if b, err := os.ReadFile("/proc/pressure/cpu"); err == nil {
 		m.pressure, m.pressOK = parsePressure(string(b))
+	}
+	if b, err := os.ReadFile("/proc/pressure/io"); err == nil {
+		m.ioPressure, m.ioOK = parsePressure(string(b))
 	}
 	if d, err := cpuTime(pid); err == nil {
 		m.server, m.serverOK = d, true
@@ -75,11 +80,12 @@ func parsePressure(s string) (uint64, bool) {
 // cpuWindow describes the time between two marks.
 type cpuWindow struct {
 	Busy, Steal, Pressure, Server string  // percentages, "?" when unknown
+	IOPressure                    string  // percentage of time some task waited for I/O
 	pressure                      float64 // CPU pressure as a fraction, -1 when unknown
 }
 
 func between(a, b cpuMark) cpuWindow {
-	w := cpuWindow{Busy: "?", Steal: "?", Pressure: "?", Server: "?", pressure: -1}
+	w := cpuWindow{Busy: "?", Steal: "?", Pressure: "?", Server: "?", IOPressure: "?", pressure: -1}
 	wall := b.at.Sub(a.at)
 	if wall <= 0 {
 		return w
@@ -92,6 +98,9 @@ func between(a, b cpuMark) cpuWindow {
 	if a.pressOK && b.pressOK {
 		w.pressure = float64(b.pressure-a.pressure) / float64(wall.Microseconds())
 		w.Pressure = pct(w.pressure)
+	}
+	if a.ioOK && b.ioOK {
+		w.IOPressure = pct(float64(b.ioPressure-a.ioPressure) / float64(wall.Microseconds()))
 	}
 	if a.serverOK && b.serverOK {
 		w.Server = pct(float64(b.server-a.server) / float64(wall))

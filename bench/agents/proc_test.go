@@ -52,7 +52,8 @@ func TestParseProcStatAndPressure(t *testing.T) {
 	}
 	a := cpuMark{at: time.Unix(0, 0), total: 1000, idle: 500, steal: 0, pressure: 0, server: 0, ok: true, pressOK: true, serverOK: true}
 	b := cpuMark{at: time.Unix(10, 0), total: 3000, idle: 1000, steal: 200, pressure: 5_000_000, server: 2 * time.Second, ok: true, pressOK: true, serverOK: true}
-	if w := between(a, b); w != (cpuWindow{Busy: "75%", Steal: "10%", Pressure: "50%", Server: "20%", pressure: 0.5}) {
+	a.ioOK, b.ioOK, b.ioPressure = true, true, 1_000_000
+	if w := between(a, b); w != (cpuWindow{Busy: "75%", Steal: "10%", Pressure: "50%", Server: "20%", IOPressure: "10%", pressure: 0.5}) {
 		t.Errorf("window %+v", w)
 	}
 }

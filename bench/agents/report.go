@@ -136,14 +136,14 @@ func (r *result) timeline(w func(string, ...any)) {
 		return
 	}
 	w("Steady polling in 10 s windows: polls started, of them ≥ 50 ms, the slowest; the machine's CPU (busy, stolen by the hypervisor, " +
-		"time some task waited for a CPU from /proc/pressure/cpu) and the server's CPU:\n\n" +
-		"| from | polls | ≥ 50 ms | max | machine busy | steal | CPU pressure | server CPU |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"time some task waited for a CPU, from /proc/pressure/cpu), time some task waited for I/O (/proc/pressure/io) and the server's CPU:\n\n" +
+		"| from | polls | ≥ 50 ms | max | machine busy | steal | CPU pressure | I/O pressure | server CPU |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, win := range ws {
 		c, ok := r.sim.timeline.cpu(i)
 		if !ok {
-			c = cpuWindow{Busy: "?", Steal: "?", Pressure: "?", Server: "?"}
+			c = cpuWindow{Busy: "?", Steal: "?", Pressure: "?", Server: "?", IOPressure: "?"}
 		}
-		w("| %d s | %d | %d | %s | %s | %s | %s | %s |\n", i*10, win.Count, win.Slow, ms(win.Max), c.Busy, c.Steal, c.Pressure, c.Server)
+		w("| %d s | %d | %d | %s | %s | %s | %s | %s | %s |\n", i*10, win.Count, win.Slow, ms(win.Max), c.Busy, c.Steal, c.Pressure, c.IOPressure, c.Server)
 	}
 	if q, n := r.sim.timeline.quiet(quietPressure); n > 0 {
 		w("\nIn the %d windows with CPU pressure < %.0f%% (the machine nearly to itself): %d polls, p50 %s, p99 %s, max %s.\n",
