@@ -33,6 +33,7 @@ type route struct {
 
 // routes is the routing table; the OpenAPI document lists exactly these.
 func (s *server) routes() []route {
+	keys := newKeyAdmin(s)
 	return []route{
 		{http.MethodGet, "/openapi.json", public, 200, s.openAPI},
 		{http.MethodGet, "/clusters", admin, 200, s.listClusters},
@@ -57,6 +58,9 @@ func (s *server) routes() []route {
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 200, s.nextSteps},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 204, s.stepReply},
 		{http.MethodGet, "/events", admin, 200, s.listEvents},
+		{http.MethodGet, "/signing-keys", admin, 200, keys.list},
+		{http.MethodPost, "/signing-keys/actions/rotate", admin, 200, keys.rotate},
+		{http.MethodDelete, "/signing-keys/{kid}", admin, 204, keys.retire},
 	}
 }
 

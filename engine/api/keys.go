@@ -1,0 +1,136 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+// Event names of the signing-keys endpoints.
+const (
+	eventKeyRotated = "signing_key_rotated"
+	eventKeyRetired = "signing_key_retired"
+)
+
+// SigningKeys is the answer of the signing-keys endpoints (a rackboot
+// extension): the kids of the keys held, oldest first, and the kid of the
+// one that signs new tokens. It never carries key material.
+type SigningKeys struct {
+	ActiveKID string   `json:"active_kid"`
+	KIDs      []string `json:"kids"`
+}
+
+// keyAdmin serves the signing-keys endpoints. mu serializes rotations and
+// retirements, so the ring stored after one is the ring held in memory.
+type keyAdmin struct {
+	s  *server
+	mu sync.Mutex
+}
+
+func newKeyAdmin(s *server) *keyAdmin { return &keyAdmin{s: s} }
+
+// list answers GET /v2/signing-keys.
+func (k *keyAdmin) list(w http.ResponseWriter, _ *http.Request, _ auth.Principal) error {
+	writeJSON(w, http.StatusOK, k.current())
+	return nil
+}
+
+func (k *keyAdmin) current() SigningKeys {
+	return SigningKeys{ActiveKID: k.s.keys.ActiveKID(), KIDs: k.s.keys.KIDs()}
+}
+
+// rotate answers POST /v2/signing-keys/actions/rotate: a new key signs
+// from now on, the keys held before keep verifying (agents in flight keep
+// working) until retired. The ring is stored in the replicated state.
+func (k *keyAdmin) rotate(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	ctx := r.Context()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.s.store.Leader() {
+		// Refuse before changing the ring in memory: a follower cannot store it.
+		return fmt.Errorf("rotate signing key: %w", engine.ErrNotLeader)
+	}
+	prev := k.s.keys.ActiveKID()
+	kid, err := k.s.keys.Rotate()
+	if err != nil {
+		return fmt.Errorf("rotate signing key: %w", err)
+	}
+	if err := engine.SaveKeyRing(ctx, k.s.store, k.s.keys); err != nil {
+		k.s.log.ErrorContext(ctx, "signing key rotated in memory but not stored", "kid", kid, "err", err)
+		return fmt.Errorf("rotate signing key: %w", err)
+	}
+	k.s.log.InfoContext(ctx, "signing key rotated", "kid", kid, "previous_kid", prev, "principal", p)
+	k.s.event(ctx, engine.Event{
+		Name: eventKeyRotated, Severity: "info",
+		Message: fmt.Sprintf("Signing key rotated: %s signs new tokens, %s still verifies until retired", kid, prev),
+		Props:   map[string]string{"kid": kid, "previous_kid": prev, "by": p.String()},
+	})
+	writeJSON(w, http.StatusOK, k.current())
+	return nil
+}
+
+// retire answers DELETE /v2/signing-keys/{kid}: tokens signed with kid are
+// refused afterwards. The active key is a conflict (rotate first), an
+// unknown kid not found. The state is written before the ring in memory
+// changes, so a failed write changes nothing.
+func (k *keyAdmin) retire(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
+	ctx := r.Context()
+	kid := r.PathValue("kid")
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	next, err := k.without(kid)
+	if err != nil {
+		return err
+	}
+	if err := engine.SaveKeyRing(ctx, k.s.store, next); err != nil {
+		return fmt.Errorf("retire signing key: %w", err)
+	}
+	if err := k.s.keys.Retire(kid); err != nil {
+		return fmt.Errorf("retire signing key: %w", err)
+	}
+	k.s.log.InfoContext(ctx, "signing key retired", "kid", kid, "principal", p)
+	k.s.event(ctx, engine.Event{
+		Name: eventKeyRetired, Severity: "info",
+		Message: fmt.Sprintf("Signing key %s retired: tokens it signed are refused", kid),
+		Props:   map[string]string{"kid": kid, "by": p.String()},
+	})
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// without returns a copy of the ring with kid retired, or the API error
+// for a kid that cannot be retired.
+func (k *keyAdmin) without(kid string) (*auth.KeyRing, error) {
+	switch {
+	case kid == k.s.keys.ActiveKID():
+		return nil, fmt.Errorf("%w: signing key %s is the active key; rotate first", ErrConflict, kid)
+	case !slices.Contains(k.s.keys.KIDs(), kid):
+		return nil, fmt.Errorf("%w: no signing key %q", ErrNotFound, clip(kid))
+	}
+	data, err := k.s.keys.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("retire signing key: %w", err)
+	}
+	next, err := auth.UnmarshalKeyRing(data)
+	if err != nil {
+		return nil, fmt.Errorf("retire signing key: %w", err)
+	}
+	if err := next.Retire(kid); err != nil {
+		return nil, fmt.Errorf("retire signing key: %w", keyError(err))
+	}
+	return next, nil
+}
+
+// keyError maps the ring's refusal of a kid to the API's sentinels (the
+// checks in without make it unlikely).
+func keyError(err error) error {
+	if errors.Is(err, auth.ErrUnknownKey) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return fmt.Errorf("%w: %w", ErrConflict, err)
+}
