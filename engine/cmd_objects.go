@@ -108,6 +108,11 @@ func (c *PutImageSet) apply(tx *Tx) (any, error) {
 	if s.Name == "" {
 		return nil, invalid("image set without a name")
 	}
+	if s.Thresholds != nil {
+		if err := s.Thresholds.check(); err != nil {
+			return nil, invalid("image set %s: %v", s.Name, err)
+		}
+	}
 	put(tx, tx.m.imageSets, KindImageSet, s.Name, &s)
 	return s, nil
 }

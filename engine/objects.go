@@ -170,6 +170,12 @@ type ImageSet struct {
 	// Profile names the boot profile (kernel, initrd) hosts of this image
 	// set boot.
 	Profile string `json:"profile,omitempty"`
+	// Thresholds override the validations' hardware minimums for hosts of
+	// this image set (nil: the daemon's configured or upstream's).
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	// Source is ImageSetSourceConfig for an image set the configuration
+	// file created ("" otherwise).
+	Source string `json:"source,omitempty"`
 }
 
 // Secret is named secret data (pull secrets, BMC credentials). Its String

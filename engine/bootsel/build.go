@@ -82,33 +82,11 @@ func (s *Selector) read(id string, mac net.HardwareAddr) (inputs, bool) {
 	return in, ok
 }
 
-// imageProfile is the boot profile named by the infra-env's image set: its
-// cluster's image set, else the first image set (by name) of its CPU
-// architecture that names a profile; "" when none does.
+// imageProfile is the boot profile named by the infra-env's image set
+// (engine.Model.BootImageSet); "" when none does.
 func imageProfile(m *engine.Model, ie engine.InfraEnv) string {
-	if c, ok := m.Cluster(ie.ClusterID); ok {
-		if is, ok := m.ImageSet(c.ImageSetRef); ok && is.Profile != "" {
-			return is.Profile
-		}
-	}
-	arch := normArch(ie.CPUArchitecture)
-	for is := range m.ImageSets() {
-		if is.Profile != "" && normArch(is.CPUArchitecture) == arch {
-			return is.Profile
-		}
-	}
-	return ""
-}
-
-// normArch folds upstream's architecture aliases; empty is x86_64.
-func normArch(a string) string {
-	switch a {
-	case "", "amd64":
-		return "x86_64"
-	case "aarch64":
-		return "arm64"
-	}
-	return a
+	is, _ := m.BootImageSet(ie)
+	return is.Profile
 }
 
 // profile resolves the infra-env's profile, or the default profile.
