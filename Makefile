@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery bench package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts bench package deps check fuzz vet demo clean
 
 all: build
 
@@ -24,7 +24,7 @@ test: vet
 
 # End-to-end boots of QEMU VMs (root, TCG). RACKBOOT_E2E=1 turns missing
 # prerequisites into failures instead of skips.
-e2e: e2e-boot e2e-agent e2e-discovery
+e2e: e2e-boot e2e-agent e2e-discovery e2e-parts
 
 e2e-boot: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v -skip Discovery ./testbed/e2e/...
@@ -32,6 +32,12 @@ e2e-boot: build
 # Discovery: VMs boot the discovery image, register, are validated and approved.
 e2e-discovery: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run Discovery ./testbed/e2e/...
+
+# The testbed's parts against real QEMU and real tools: the static Ignition
+# binary applies a config, the discovery ISO overlay boots, and rackboot's
+# Redfish driver drives the BMC emulator in front of a VM.
+e2e-parts:
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver' ./testbed/image ./testbed/isoimage ./testbed/redfish
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs.
 e2e-agent:
