@@ -260,7 +260,7 @@ func (s *server) defaultDisk(h engine.Host, inventory []byte) string {
 	h.Inventory = inventory
 	var eligible []*models.Disk
 	s.store.Read(func(m *engine.Model) {
-		_, eligible = hostFacts(m, h, s).InstallationDisks(s.thresholds(m, h.ClusterID))
+		_, eligible = hostFacts(m, h, s).InstallationDisks(s.hostThresholds(m, h))
 	})
 	for _, d := range eligible {
 		if d.ID == h.InstallationDiskID {

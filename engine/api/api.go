@@ -49,8 +49,11 @@ type Options struct {
 	// ImageURLTTL is how long an image URL's token is valid
 	// (DefaultImageURLTTL when zero).
 	ImageURLTTL time.Duration
-	// Thresholds returns the hardware minimums of a cluster (nil: the
-	// bound cluster is nil for unbound hosts); nil means upstream's.
+	// Thresholds returns the hardware minimums of a cluster whose image set
+	// has no thresholds of its own (clusterID is "" for an unbound host
+	// whose infra-env's image set has none); nil means upstream's. An image
+	// set's thresholds (engine.ImageSet.Thresholds) replace these, keeping
+	// their DisconnectAfter.
 	Thresholds func(m *engine.Model, clusterID string) validation.Thresholds
 	// Now is the clock for validations and token expiry (time.Now when nil).
 	Now func() time.Time

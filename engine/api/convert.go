@@ -41,7 +41,7 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
 			out.ReadyHostCount++
 		}
 	}
-	t := s.thresholds(m, c.ID)
+	t := s.clusterThresholds(m, c)
 	if info, err := validation.ValidateCluster(s.clusterFacts(m, c, &t), t).JSON(); err == nil {
 		out.ValidationsInfo = info
 	}

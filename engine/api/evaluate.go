@@ -46,7 +46,7 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 	}
 	hc.MajorityGroups, hc.IPCollisions = s.clusterNets(m, c)
 	f.Cluster = hc
-	f.SuggestedRole = validation.SuggestRoles(s.clusterFacts(m, c, nil), s.thresholds(m, c.ID))[h.ID]
+	f.SuggestedRole = validation.SuggestRoles(s.clusterFacts(m, c, nil), s.clusterThresholds(m, c))[h.ID]
 	return f
 }
 
@@ -132,7 +132,7 @@ func (s *server) evaluateHost(id string) (engine.Host, hostVerdict, bool) {
 		if h, ok = m.Host(id); !ok {
 			return
 		}
-		rs := validation.ValidateHost(hostFacts(m, h, s), s.thresholds(m, h.ClusterID))
+		rs := validation.ValidateHost(hostFacts(m, h, s), s.hostThresholds(m, h))
 		for _, r := range rs {
 			if !r.Hidden {
 				v.validations = append(v.validations, engine.Validation{ID: string(r.ID),
@@ -200,7 +200,7 @@ func (s *server) refreshCluster(ctx context.Context, id string) error {
 		if c, ok = m.Cluster(id); !ok {
 			return
 		}
-		t := s.thresholds(m, id)
+		t := s.clusterThresholds(m, c)
 		rs := validation.ValidateCluster(s.clusterFacts(m, c, &t), t)
 		st, info, movement = validation.ClusterStatus(c.Status, rs)
 	})

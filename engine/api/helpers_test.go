@@ -61,11 +61,6 @@ type env struct {
 
 func newEnv(t testing.TB, store engine.Store) *env {
 	t.Helper()
-	keys := auth.NewKeyRing()
-	if _, err := keys.Generate(); err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
 	testing := validation.DefaultThresholds()
 	small, err := testing.Override(validation.Thresholds{Profile: "test-vms",
 		Worker: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
@@ -73,12 +68,23 @@ func newEnv(t testing.TB, store engine.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newEnvWith(t, store, func(*engine.Model, string) validation.Thresholds { return small })
+}
+
+// newEnvWith is newEnv with the daemon's thresholds (nil: upstream's).
+func newEnvWith(t testing.TB, store engine.Store, thresholds func(*engine.Model, string) validation.Thresholds) *env {
+	t.Helper()
+	keys := auth.NewKeyRing()
+	if _, err := keys.Generate(); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	h, err = New(Options{
+	h, err := New(Options{
 		Store: store, AdminToken: testAdmin, Keys: keys, ServiceURL: srv.URL, BootURL: "http://10.55.0.1:8080",
-		Thresholds: func(*engine.Model, string) validation.Thresholds { return small },
+		Thresholds: thresholds,
 		Log:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {

@@ -173,7 +173,7 @@ func (s *server) checkDisk(h engine.Host, diskID string) error {
 	var eligible []*models.Disk
 	var all []*models.Disk
 	s.store.Read(func(m *engine.Model) {
-		all, eligible = hostFacts(m, h, s).InstallationDisks(s.thresholds(m, h.ClusterID))
+		all, eligible = hostFacts(m, h, s).InstallationDisks(s.hostThresholds(m, h))
 	})
 	if len(all) == 0 {
 		return fmt.Errorf("%w: host %s has not reported its disks yet", ErrConflict, h.ID)
