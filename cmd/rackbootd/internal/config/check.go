@@ -28,6 +28,7 @@ func (c *checker) check(f *file) {
 	c.tftp(f.TFTP)
 	c.profiles(f.Profile)
 	c.engine(f.Engine)
+	c.imageSets(f.ImageSet)
 	c.api(f.API)
 }
 

@@ -90,29 +90,40 @@ func (c *checker) duration(path, s string, least time.Duration) time.Duration {
 // accident.
 func (c *checker) thresholds(f fileThresholds) validation.Thresholds {
 	def := validation.DefaultThresholds()
+	o, ok := c.thresholdOverride("engine.thresholds", f)
+	if !ok {
+		return def
+	}
+	t, _ := def.Override(o) // thresholdOverride checked it
+	return t
+}
+
+// thresholdOverride checks a thresholds table at path and returns it as an
+// override of upstream's minimums; false (reported) when a value is
+// negative or a minimum changes without a profile name.
+func (c *checker) thresholdOverride(path string, f fileThresholds) (validation.Thresholds, bool) {
 	o := validation.Thresholds{Profile: f.Profile, MemoryToleranceMiB: int64(f.MemoryToleranceMiB)}
-	ok := c.nonNegative("engine.thresholds.memory_tolerance_mib", f.MemoryToleranceMiB)
+	ok := c.nonNegative(path+".memory_tolerance_mib", f.MemoryToleranceMiB)
 	for _, r := range []struct {
 		role string
 		in   fileMinimums
 		out  *validation.Requirements
 	}{{"master", f.Master, &o.Master}, {"worker", f.Worker, &o.Worker}, {"single_node", f.SingleNode, &o.SingleNode}} {
-		base := "engine.thresholds." + r.role
+		base := path + "." + r.role
 		ok = c.nonNegative(base+".cpu_cores", r.in.CPUCores) && ok
 		ok = c.nonNegative(base+".memory_mib", r.in.MemoryMiB) && ok
 		ok = c.nonNegative(base+".disk_gb", r.in.DiskGB) && ok
 		*r.out = validation.Requirements{CPUCores: int64(r.in.CPUCores), MemoryMiB: int64(r.in.MemoryMiB), DiskGB: int64(r.in.DiskGB)}
 	}
 	if !ok {
-		return def
+		return o, false
 	}
-	t, err := def.Override(o)
-	if err != nil {
-		c.errAt("engine.thresholds", "engine.thresholds changes hardware minimums without naming its profile: "+
-			"add profile = \"<name>\" (for example \"testbed\") so that small machines never pass by accident")
-		return def
+	if _, err := validation.DefaultThresholds().Override(o); err != nil {
+		c.errAt(path, "%s changes hardware minimums without naming its profile: "+
+			"add profile = \"<name>\" (for example \"testbed\") so that small machines never pass by accident", display(path))
+		return o, false
 	}
-	return t
+	return o, true
 }
 
 func (c *checker) nonNegative(path string, n int) bool {

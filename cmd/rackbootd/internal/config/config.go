@@ -40,6 +40,8 @@ type Config struct {
 	Profiles []Profile
 	Engine   Engine
 	API      API
+	// ImageSets are the file's [[image_set]] tables, in file order.
+	ImageSets []ImageSet
 
 	ix *index // where each key is, for ErrorAt
 }

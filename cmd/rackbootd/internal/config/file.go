@@ -8,6 +8,8 @@ type file struct {
 	Profile []fileProfile `toml:"profile"`
 	Engine  fileEngine    `toml:"engine"`
 	API     fileAPI       `toml:"api"`
+	// ImageSet is [[image_set]] (check_imagesets.go).
+	ImageSet []fileImageSet `toml:"image_set"`
 }
 
 type fileServer struct {
