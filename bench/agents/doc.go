@@ -18,6 +18,10 @@
 // Throughout, the server's RSS (VmRSS/VmHWM) and CPU time are sampled from
 // /proc, and the raft counters are read from its /metrics before and after
 // each phase (commit rate, entries per command, entries per log write).
+// The polling phase is also reported in 10 s windows next to the machine's
+// CPU and I/O pressure (/proc/pressure), so that a slow window can be told
+// apart from a machine busy with other work; the in-process server adds
+// its own handler and store timings (timing.go).
 //
 // The server is the rackbootd binary when it serves the API, or (-server
 // inprocess, and -server auto when the binary does not serve the API yet)
