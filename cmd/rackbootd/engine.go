@@ -41,6 +41,9 @@ func (d *daemon) newEngine(ctx context.Context) error {
 		return fmt.Errorf("boot selector: %w", err)
 	}
 	d.sel = sel
+	if err := d.syncConfigImageSets(ctx, d.cfg); err != nil {
+		return err
+	}
 	d.chooser = newChain(sel, d.holder, d.cfg)
 	thresholds := d.cfg.Engine.Thresholds
 	d.apiOpts = api.Options{

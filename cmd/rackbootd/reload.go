@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -60,6 +61,9 @@ func (d *daemon) apply(ld *loaded) error {
 	d.chooser.setProfiles(ld.cfg)
 	d.level.Set(ld.cfg.Server.LogLevel)
 	d.cfg = ld.cfg
+	if err := d.syncConfigImageSets(context.Background(), ld.cfg); err != nil {
+		return fmt.Errorf("the rest of the configuration is applied, but %w", err)
+	}
 	return nil
 }
 
