@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/rackboot/rackboot/engine/validation"
@@ -50,4 +52,43 @@ profile = "discovery"
 	if cfg.Engine.Thresholds != validation.DefaultThresholds() {
 		t.Errorf("[engine] thresholds changed by an image set: %+v", cfg.Engine.Thresholds)
 	}
+}
+
+// TestPackagedImageSetExample: the commented [[image_set]] of the packaged
+// configuration is valid once uncommented.
+func TestPackagedImageSetExample(t *testing.T) {
+	data, err := os.ReadFile("../../../../packaging/rackboot.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := commentedTable(string(data), "[[image_set]]")
+	if len(block) < 3 {
+		t.Fatalf("no [[image_set]] example in the packaged configuration: %q", block)
+	}
+	doc := "[server]\nadvertise = \"127.0.0.1\"\n[tftp]\nenabled = false\n" +
+		"[[profile]]\nname = \"discovery\"\nkernel = \"vmlinuz\"\ninitrd = \"initrd.img\"\n" + strings.Join(block, "\n") + "\n"
+	cfg, err := Parse("testdata/good/example.toml", []byte(doc), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.ImageSets) != 1 || cfg.ImageSets[0].Thresholds == nil || cfg.ImageSets[0].Thresholds.Profile != "testbed" {
+		t.Errorf("image sets %+v", cfg.ImageSets)
+	}
+}
+
+// commentedTable is the commented-out table header of data and the
+// "# key = value" lines right after it, uncommented.
+func commentedTable(data, header string) []string {
+	var block []string
+	for l := range strings.SplitSeq(data, "\n") {
+		switch {
+		case l == "# "+header:
+			block = []string{header}
+		case len(block) > 0 && strings.HasPrefix(l, "# ") && strings.Contains(l, " = "):
+			block = append(block, strings.TrimPrefix(l, "# "))
+		case len(block) > 0:
+			return block
+		}
+	}
+	return block
 }
