@@ -62,6 +62,11 @@ func (s *server) watchHosts(w http.ResponseWriter, r *http.Request, ie string) e
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+	// Send the headers now: a watch of an infra-env without hosts has no
+	// event to carry them, and a client waits for them before reading.
+	if err := hw.rc.Flush(); err != nil {
+		return nil // the client is gone
+	}
 	for ctx.Err() == nil {
 		if err := hw.round(ctx); err != nil {
 			return nil // the client is gone, or its time is up
