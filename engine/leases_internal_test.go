@@ -135,3 +135,58 @@ func TestLeaseBatchBounded(t *testing.T) {
 		t.Errorf("%d commits took %d commands, want at most 4", n, got)
 	}
 }
+
+// Under load (the last batch held more than one lease) the flusher lingers
+// for more leases, and sends them as soon as lingerLeases wait.
+func TestLeaseLingerEndsWhenFull(t *testing.T) {
+	g := &gatedStore{mach: NewMachine(), gate: make(chan struct{})}
+	l := NewLeases(g)
+	l.lingerFor = time.Hour // only a full batch can end the linger
+	errs := make(chan error, lingerLeases+3)
+	commit := func(i int) {
+		ip := netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)})
+		errs <- l.Commit(context.Background(), dhcp.Lease{IP: ip, MAC: net.HardwareAddr{2, 0, 0, 1, byte(i >> 8), byte(i)}})
+	}
+	release := func() {
+		select {
+		case g.gate <- struct{}{}:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no command reached the store")
+		}
+	}
+	go commit(0) // sent alone, held at the gate
+	waitFor(t, func() bool { return g.inFlight.Load() == 1 })
+	go commit(1)
+	go commit(2)
+	waitFor(t, func() bool { return queued(l) == 2 })
+	release() // lease 0
+	release() // leases 1 and 2 together: the flusher lingers now
+	waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.lingering })
+	for i := range lingerLeases {
+		go commit(3 + i)
+	}
+	release()
+	for range lingerLeases + 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := g.applies.Load(); got != 3 {
+		t.Errorf("%d commands, want 3", got)
+	}
+	if got := g.maxBatch.Load(); got != lingerLeases {
+		t.Errorf("largest command held %d leases, want %d", got, lingerLeases)
+	}
+}
+
+// waitFor polls cond until it holds or 10 s pass.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		runtime.Gosched()
+	}
+}
