@@ -134,7 +134,7 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{[]string{"get", "pods"}, cli.ExitUsage, `unknown resource "pods"`},
 		{[]string{"get", "hosts", "-o", "xml"}, cli.ExitUsage, "unknown output format"},
 		{[]string{"get", "hosts", "--bogus"}, cli.ExitUsage, "flag provided but not defined: -bogus"},
-		{[]string{"get", "clusters", "-w", "-o", "json"}, cli.ExitUsage, "-w prints tables"},
+		{[]string{"get", "clusters", "-w", "--interval", "1ms"}, cli.ExitUsage, "at least 100ms"},
 		{[]string{"create", "cluster", "--name", "x"}, cli.ExitUsage, "needs --name and --version"},
 		{[]string{"create", "infra-env", "--name", "x"}, cli.ExitUsage, "--pull-secret-file"},
 		{[]string{"create", "infra-env", "--name", "x", "--pull-secret-file", "/nonexistent/ps"}, cli.ExitError, "reading the pull secret"},

@@ -21,13 +21,15 @@ type getOpts struct {
 	interval          time.Duration
 	infraEnv, cluster string
 	host              string
+	watchEvents       bool
 }
 
-// fetched is what one poll of a get found: the objects (for json/yaml)
-// and their table.
+// fetched is what one poll of a get found: the objects (for json/yaml),
+// their table, and the objects one by one (parallel to tab.Keys).
 type fetched struct {
-	objs any
-	tab  output.Table
+	objs  any
+	tab   output.Table
+	items []any
 }
 
 func (a *app) get(ctx context.Context, args []string) error {
@@ -38,8 +40,9 @@ func (a *app) get(ctx context.Context, args []string) error {
 	var o getOpts
 	fs := a.flagSet("get " + res)
 	fs.StringVar(&o.format, "o", "table", "output `format`: table, wide, json or yaml")
-	fs.BoolVar(&o.watch, "w", false, "watch: print rows again when they change (Ctrl-C stops)")
-	fs.DurationVar(&o.interval, "interval", 2*time.Second, "how often -w polls")
+	fs.BoolVar(&o.watch, "w", false, "watch: print objects again when they change (Ctrl-C stops)")
+	fs.BoolVar(&o.watchEvents, "output-watch-events", false, "with -w -o json|yaml: print {type, object} per change")
+	fs.DurationVar(&o.interval, "interval", 2*time.Second, "how often -w polls (hosts: re-lists infra-envs, or polls a server without the watch stream)")
 	if res == resHost || res == resEvent {
 		fs.StringVar(&o.infraEnv, "infra-env", "", "only this infra-env's "+res+"s")
 		fs.StringVar(&o.cluster, "cluster", "", "only this cluster's "+res+"s")
@@ -62,9 +65,6 @@ func (a *app) get(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if o.watch && !f.Tabular() {
-		return usageError("-w prints tables: use -o table or -o wide")
-	}
 	if o.watch && o.interval < 100*time.Millisecond {
 		return usageError("--interval must be at least 100ms")
 	}
@@ -74,7 +74,7 @@ func (a *app) get(ctx context.Context, args []string) error {
 	}
 	fetch := func(ctx context.Context) (fetched, error) { return a.fetch(ctx, c, res, id, o, f) }
 	if o.watch {
-		return a.watch(ctx, fetch, o.interval)
+		return a.watch(ctx, c, res, id, o, f, fetch)
 	}
 	got, err := fetch(ctx)
 	if err != nil {
@@ -93,17 +93,26 @@ func (a *app) fetch(ctx context.Context, c *client.Client, res, id string, o get
 	switch res {
 	case resCluster:
 		cs, err := listOrOne(ctx, id, c.ListClusters, c.GetCluster)
-		return fetched{one(cs, id), output.Clusters(cs, wide, now)}, err
+		return fetched{one(cs, id), output.Clusters(cs, wide, now), items(cs)}, err
 	case resInfraEnv:
 		es, err := listOrOne(ctx, id, c.ListInfraEnvs, c.GetInfraEnv)
-		return fetched{one(es, id), output.InfraEnvs(es, wide, now)}, err
+		return fetched{one(es, id), output.InfraEnvs(es, wide, now), items(es)}, err
 	case resHost:
 		hs, err := a.hosts(ctx, c, id, o)
-		return fetched{one(hs, id), output.Hosts(hs, wide)}, err
+		return fetched{one(hs, id), output.Hosts(hs, wide), items(hs)}, err
 	}
 	es, err := c.ListEvents(ctx, client.EventFilter{ClusterID: o.cluster, InfraEnvID: o.infraEnv, HostID: o.host})
 	es = eventsAbout(es, id)
-	return fetched{es, output.Events(es)}, err
+	return fetched{es, output.Events(es), items(es)}, err
+}
+
+// items is vs as []any.
+func items[T any](vs []*T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
 }
 
 // listOrOne lists, or gets the one object id names.
