@@ -22,7 +22,8 @@ const discoveryInfraEnv = "testbed"
 // writeDiscoveryConfig writes the rackbootd config of the discovery test:
 // full DHCP with a reservation (address and hostname) per discoHost, the
 // discovery image as the default profile, "testbed" as the default
-// infra-env and the testbed-small-vms thresholds.
+// infra-env, and an image set booting it with the testbed-small-vms
+// thresholds ([engine] keeps upstream's minimums).
 func writeDiscoveryConfig(t *testing.T, art image.Artifacts, dir string) string {
 	t.Helper()
 	var res strings.Builder
@@ -60,7 +61,13 @@ default_infra_env = %q
 default_profile = "discovery"
 monitor_interval = "5s"
 
-[engine.thresholds]
+# The VMs' infra-env (x86_64) boots this image set, so its hosts are
+# validated against its thresholds.
+[[image_set]]
+name = "testbed"
+cpu_arch = "x86_64"
+profile = "discovery"
+[image_set.thresholds]
 profile = %q
 master = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
 worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
