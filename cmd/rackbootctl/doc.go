@@ -3,7 +3,8 @@
 // paths and JSON), kubectl-style:
 //
 //	rackbootctl create infra-env --name lab --pull-secret-file ps.json
-//	rackbootctl get hosts -w
+//	rackbootctl get hosts -w              # follows the server's host watch stream
+//	rackbootctl get infraenvs -o yaml
 //	rackbootctl describe host node-1
 //	rackbootctl approve host node-1
 //	rackbootctl download discovery-ignition --infra-env ID -o discovery.ign

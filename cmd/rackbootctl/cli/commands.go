@@ -88,9 +88,12 @@ func (a *app) usage(w io.Writer) {
 Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [--config FILE] [-v] COMMAND ...
 
 Commands:
-  get clusters|infra-envs|hosts|events [ID] [-o table|wide|json|yaml] [-w]
+  get clusters|infraenvs|hosts|events [ID] [-o table|wide|json|yaml] [-w]
         hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
-  describe host ID [--infra-env ID] | describe cluster ID   (fields, inventory, hosts, validations)
+        -w streams changes (hosts: the server's watch stream; the rest poll every
+        --interval); with -o json one document a line, with -o yaml "---" documents;
+        --output-watch-events wraps each in {type: ADDED|MODIFIED|DELETED, object}
+  describe host ID|NAME [--infra-env ID] | describe cluster ID   (fields, inventory, hosts, validations)
   create cluster --name N --version V [--base-domain D] [--control-plane-count N]
         [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP] ...
   create infra-env --name N --pull-secret-file F [--cluster ID] [--ssh-key-file F]
@@ -114,6 +117,8 @@ token_file or data_dir, else `+DefaultDataDir+`). The config file is --config,
 else RACKBOOT_CONFIG, else ~/.config/rackboot/rackbootctl.toml (TOML: url,
 token, token_file, data_dir). Pull secret files may be "-" for standard input.
 A host may be named by its ID or its hostname (requested, else the inventory's).
+Resources may be singular or plural: cluster(s), infraenv(s) (also infra-env(s),
+ie), host(s) (also agent(s)), event(s).
 Run 'rackbootctl COMMAND RESOURCE -h' for the flags of a command.
 Exit codes: 0 ok, 1 the server or the network refused, 2 usage error.
 `)
