@@ -51,9 +51,9 @@ func (c *Client) WatchHosts(ctx context.Context, infraEnvID string, fn func(Watc
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), maxWatchLine)
 	for sc.Scan() {
-		var ev WatchEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil || ev.Object == nil || ev.Object.ID == "" {
-			return fmt.Errorf("%w: GET %s: bad watch event", ErrProtocol, BasePath+path)
+		ev, err := ParseWatchEvent(sc.Bytes())
+		if err != nil {
+			return fmt.Errorf("GET %s: %w", BasePath+path, err)
 		}
 		if err := fn(ev); err != nil {
 			return err
@@ -76,4 +76,20 @@ func (c *Client) stream(ctx context.Context, path string, q url.Values) (*http.R
 	hc.Timeout = 0
 	sc.http = &hc
 	return sc.send(ctx, http.MethodGet, path, q, nil)
+}
+
+// ParseWatchEvent parses one line of a host watch stream: a known type
+// and a host with an ID; anything else is an error matching ErrProtocol.
+func ParseWatchEvent(line []byte) (WatchEvent, error) {
+	var ev WatchEvent
+	if err := json.Unmarshal(line, &ev); err != nil {
+		return WatchEvent{}, fmt.Errorf("%w: bad watch event: %w", ErrProtocol, err)
+	}
+	switch {
+	case ev.Type != WatchAdded && ev.Type != WatchModified && ev.Type != WatchDeleted:
+		return WatchEvent{}, fmt.Errorf("%w: watch event of unknown type", ErrProtocol)
+	case ev.Object == nil || ev.Object.ID == "":
+		return WatchEvent{}, fmt.Errorf("%w: watch event without a host ID", ErrProtocol)
+	}
+	return ev, nil
 }
