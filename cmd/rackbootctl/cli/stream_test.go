@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -68,10 +70,17 @@ func watchVia(t *testing.T, r *rig, u string, args ...string) (<-chan string, fu
 		done <- cli.Run(ctx, args, env)
 		w.Close()
 	}()
-	return ch, func() (int, string) {
-		cancel()
-		return <-done, stderr.String()
+	var once sync.Once
+	code := -1
+	stop := func() (int, string) {
+		once.Do(func() {
+			cancel()
+			code = <-done
+		})
+		return code, stderr.String()
 	}
+	t.Cleanup(func() { stop() }) // a failed test does not leave the watch (and its stream) open
+	return ch, stop
 }
 
 // watchLine is one line of get hosts -w -o json --output-watch-events.
@@ -210,5 +219,60 @@ func TestResourceAliases(t *testing.T) {
 	r.ok("delete", "ie", ie)
 	if out := r.ok("get", "infraenvs", "-o", "json"); strings.Contains(out, ie) {
 		t.Errorf("delete ie left the infra-env: %s", out)
+	}
+}
+
+// A broken watch stream is reopened; a host deleted while it was down is
+// still reported deleted (the reopened stream lists the infra-env first).
+func TestWatchHostsReconnects(t *testing.T) {
+	r := newRig(t)
+	ie := createdID(t, r.ok("create", "infra-env", "--name", "lab", "--pull-secret-file", "-"))
+	target, err := url.Parse(r.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var (
+		mu    sync.Mutex
+		cuts  []context.CancelFunc
+		down  atomic.Bool
+		watch atomic.Int32
+	)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Query().Get("watch") != "true" {
+			proxy.ServeHTTP(w, req)
+			return
+		}
+		watch.Add(1)
+		if down.Load() {
+			http.Error(w, `{"code":"503","reason":"no leader"}`, http.StatusServiceUnavailable)
+			return
+		}
+		ctx, cut := context.WithCancel(req.Context())
+		mu.Lock()
+		cuts = append(cuts, cut)
+		mu.Unlock()
+		proxy.ServeHTTP(w, req.WithContext(ctx))
+	}))
+	t.Cleanup(front.Close)
+
+	ch, stop := watchVia(t, r, front.URL, "get", "hosts", "-w", "--interval", "100ms")
+	registerHost(t, r, ie, hostID)
+	waitLine(t, ch, "the host", func(l string) bool { return strings.HasPrefix(l, hostID) })
+	down.Store(true)
+	mu.Lock()
+	for _, cut := range cuts {
+		cut()
+	}
+	mu.Unlock()
+	for n := watch.Load(); watch.Load() == n; runtime.Gosched() { // wait for a refused reopen
+	}
+	r.ok("delete", "host", hostID)
+	down.Store(false)
+	waitLine(t, ch, "the host deleted while the stream was down",
+		func(l string) bool { return strings.HasPrefix(l, hostID) && strings.Contains(l, " deleted ") })
+	code, stderr := stop()
+	if code != 0 || !strings.Contains(stderr, "(retrying)") {
+		t.Errorf("watch exited %d, stderr %q", code, stderr)
 	}
 }
