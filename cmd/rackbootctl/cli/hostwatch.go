@@ -52,9 +52,6 @@ func (a *app) watchHosts(ctx context.Context, c *client.Client, hw *hostWatch, p
 	hw.a, hw.c = a, c
 	hw.events, hw.ended = make(chan hostEvent), make(chan streamEnd)
 	hw.running, hw.started = map[string]context.CancelFunc{}, map[string]bool{}
-	if err := hw.tr.out.ready(); err != nil {
-		return err
-	}
 	err := hw.run(ctx)
 	cancel()
 	for range hw.running { // let the streams finish
@@ -69,6 +66,9 @@ func (a *app) watchHosts(ctx context.Context, c *client.Client, hw *hostWatch, p
 
 func (hw *hostWatch) run(ctx context.Context) error {
 	if err := hw.refresh(ctx); err != nil {
+		return err // a refused token, say: no header before the error
+	}
+	if err := hw.tr.out.ready(); err != nil {
 		return err
 	}
 	t := time.NewTicker(hw.interval)
