@@ -123,19 +123,40 @@ func (s *Server) Config() Config { return s.st.Load().cfg }
 
 // Serve answers the requests arriving on conn until ctx is done or conn
 // fails. Replies go out on conn. It does not close conn. Requests are
-// handled concurrently.
+// handled concurrently by a fixed pool of workers, each reading the socket
+// into its own buffer (no goroutine or buffer allocated per packet).
 func (s *Server) Serve(ctx context.Context, conn net.PacketConn) error {
 	port4011 := false
 	if a, ok := conn.LocalAddr().(*net.UDPAddr); ok && a.Port == PortPXE {
 		port4011 = true
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	stop := context.AfterFunc(ctx, func() { conn.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	sem := make(chan struct{}, maxInFlight)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.work(ctx, conn, port4011); err != nil {
+				once.Do(func() { first = err })
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// work reads and answers requests until ctx is done (nil) or conn fails.
+func (s *Server) work(ctx context.Context, conn net.PacketConn, port4011 bool) error {
+	buf := make([]byte, maxPacket)
 	for {
-		buf := make([]byte, maxPacket)
 		n, from, err := conn.ReadFrom(buf)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -147,12 +168,7 @@ func (s *Server) Serve(ctx context.Context, conn net.PacketConn) error {
 			}
 			return fmt.Errorf("dhcp: read: %w", err)
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			s.serveOne(ctx, conn, buf[:n], from, port4011)
-		}()
+		s.serveOne(ctx, conn, buf[:n], from, port4011)
 	}
 }
 
@@ -162,8 +178,10 @@ const (
 	PortClient = 68
 	PortPXE    = 4011
 
-	maxPacket   = 1500
-	maxInFlight = 4096
+	maxPacket = 1500
+	// workers is how many requests of one socket are handled at once;
+	// most of them wait for the lease store, so it is generous.
+	workers = 512
 )
 
 func (s *Server) serveOne(ctx context.Context, conn net.PacketConn, b []byte, from net.Addr, port4011 bool) {
