@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts bench package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts bench bench-agents package deps check fuzz vet demo clean
 
 all: build
 
@@ -63,6 +63,11 @@ fuzz:
 
 bench: build
 	./bench/run.sh
+
+# 10,000 simulated agents against one rackbootd (register, inventory, steady
+# polling); writes bench/agents/last.md, which make bench appends to the docs.
+bench-agents: build
+	$(GO) run ./bench/agents -hosts 10000 -poll 3m -out bench/agents/last.md
 
 package: build
 	./packaging/build-deb.sh $(VERSION)

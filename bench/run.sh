@@ -17,3 +17,10 @@ ${GO:-go} build -o "$tmp/rackbench" ./bench/cmd/rackbench
 # Raised priority (inherited by every server and client it starts, all
 # alike) keeps other work on the machine from skewing one server's numbers.
 nice -n -10 "$tmp/rackbench" -rackbootd bin/rackbootd -out docs/benchmarks.md -command "make bench" "$@"
+# The agents benchmark of the discovery engine runs on its own
+# (make bench-agents, a few minutes); its last report, bench/agents/last.md,
+# is kept at the end of docs/benchmarks.md.
+if [ $# -eq 0 ] && [ -f bench/agents/last.md ]; then
+	printf '\n' >>docs/benchmarks.md
+	cat bench/agents/last.md >>docs/benchmarks.md
+fi
