@@ -326,7 +326,8 @@ func TestDaemonServesAndReloads(t *testing.T) {
 	}
 	metrics := d.get("/metrics")
 	for _, want := range []string{"rackboot_config_reloads_total 1\n", "rackboot_config_reload_failures_total 1\n",
-		"rackboot_config_last_reload_failed 1\n", "# TYPE rackboot_tftp_transfers_started_total counter\n"} {
+		"rackboot_config_last_reload_failed 1\n", "# TYPE rackboot_tftp_transfers_started_total counter\n",
+		"# TYPE rackboot_tftp_size_probes_total counter\n"} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
 		}

@@ -63,6 +63,7 @@ func (d *daemon) metrics() []metric {
 			metric{"rackboot_tftp_transfers_failed_total", "Accepted TFTP transfers that did not complete.", "counter", s.Failed},
 			metric{"rackboot_tftp_requests_rejected_total", "TFTP requests refused with an error packet.", "counter", s.Rejected},
 			metric{"rackboot_tftp_malformed_total", "Packets on the TFTP port that are not a request.", "counter", s.Malformed},
+			metric{"rackboot_tftp_size_probes_total", "Option negotiations a client ended before the data (UEFI PXE asks the size first).", "counter", s.Probes},
 			metric{"rackboot_tftp_sent_bytes_total", "File bytes sent over TFTP.", "counter", s.Bytes},
 		)
 	}
