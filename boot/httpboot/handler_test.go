@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rackboot/rackboot/boot"
 	"github.com/rackboot/rackboot/boot/ignition"
@@ -242,9 +243,18 @@ func TestNewRejectsBadOptions(t *testing.T) {
 func TestRequestLogNamesMAC(t *testing.T) {
 	e := newEnv(t, 1001, true)
 	e.do(t, "GET", "/boot/52-54-00-00-00-02/kernel", nil)
-	logs := e.logs.String()
-	if !strings.Contains(logs, `"mac":"52:54:00:00:00:02"`) || !strings.Contains(logs, `"status":200`) {
-		t.Errorf("request log lacks mac or status:\n%s", logs)
+	// The line is written once the handler returns, which can be after the
+	// client has the whole response: wait for it, up to a deadline.
+	has := func(logs string) bool {
+		return strings.Contains(logs, `"mac":"52:54:00:00:00:02"`) && strings.Contains(logs, `"status":200`)
+	}
+	deadline := time.After(10 * time.Second)
+	for logs := e.logs.String(); !has(logs); logs = e.logs.String() {
+		select {
+		case <-deadline:
+			t.Fatalf("request log lacks mac or status:\n%s", logs)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
