@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -44,28 +43,10 @@ type DiscoveryBinaries struct {
 // Ignition, rackboot-agent and an /init that applies /config.ign and runs the
 // agent (files/discovery-init). Images are cached by content, like Build's.
 func BuildDiscovery(ctx context.Context, cacheDir string, bins DiscoveryBinaries) (Artifacts, error) {
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return Artifacts{}, fmt.Errorf("image: %w", err)
+	name := func(debName string) (string, error) {
+		key, err := discoveryKey(debName, bins)
+		return "discovery-" + key, err
 	}
-	unlock, err := lock(filepath.Join(cacheDir, "lock"))
-	if err != nil {
-		return Artifacts{}, err
-	}
-	defer unlock()
-	deb, err := kernelDeb(ctx, filepath.Join(cacheDir, "debs"))
-	if err != nil {
-		return Artifacts{}, err
-	}
-	key, err := discoveryKey(filepath.Base(deb), bins)
-	if err != nil {
-		return Artifacts{}, err
-	}
-	dir := filepath.Join(cacheDir, "images", "discovery-"+key)
-	art := Artifacts{Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img")}
-	if exists(art.Kernel) && exists(art.Initrd) {
-		return art, nil
-	}
-	mods := discoveryModules()
 	write := func(w io.Writer, found map[string]string) error {
 		return WriteDiscoveryInitrd(w, DiscoveryInputs{
 			InitrdInputs: InitrdInputs{Busybox: DefaultBusybox, Modules: found, Order: Modules()},
@@ -73,10 +54,7 @@ func BuildDiscovery(ctx context.Context, cacheDir string, bins DiscoveryBinaries
 			Binaries:     bins,
 		})
 	}
-	if err := build(ctx, deb, dir, mods, write); err != nil {
-		return Artifacts{}, err
-	}
-	return art, nil
+	return cachedBuild(ctx, cacheDir, name, discoveryModules(), write)
 }
 
 // discoveryKey names a discovery image by everything that goes into it.

@@ -48,6 +48,18 @@ type Artifacts struct {
 // the .deb is kept in cacheDir/debs) and reuses an image already built from
 // the same inputs. Concurrent builds into one cacheDir are serialised.
 func Build(ctx context.Context, cacheDir string) (Artifacts, error) {
+	name := func(debName string) (string, error) { return cacheKey(debName, DefaultBusybox) }
+	write := func(w io.Writer, mods map[string]string) error {
+		return WriteInitrd(w, InitrdInputs{Busybox: DefaultBusybox, Modules: mods, Order: modules})
+	}
+	return cachedBuild(ctx, cacheDir, name, modules, write)
+}
+
+// cachedBuild is what Build and BuildDiscovery share: under cacheDir's lock,
+// it fetches the kernel package, names the image with name (from the
+// package's file name and whatever else goes into the image) and returns
+// the image of that name, building it first when it is not there.
+func cachedBuild(ctx context.Context, cacheDir string, name func(debName string) (string, error), mods []string, write writeFunc) (Artifacts, error) {
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return Artifacts{}, fmt.Errorf("image: %w", err)
 	}
@@ -61,7 +73,7 @@ func Build(ctx context.Context, cacheDir string) (Artifacts, error) {
 	if err != nil {
 		return Artifacts{}, err
 	}
-	key, err := cacheKey(filepath.Base(deb), DefaultBusybox)
+	key, err := name(filepath.Base(deb))
 	if err != nil {
 		return Artifacts{}, err
 	}
@@ -70,10 +82,7 @@ func Build(ctx context.Context, cacheDir string) (Artifacts, error) {
 	if exists(art.Kernel) && exists(art.Initrd) {
 		return art, nil
 	}
-	write := func(w io.Writer, mods map[string]string) error {
-		return WriteInitrd(w, InitrdInputs{Busybox: DefaultBusybox, Modules: mods, Order: modules})
-	}
-	if err := build(ctx, deb, dir, modules, write); err != nil {
+	if err := build(ctx, deb, dir, mods, write); err != nil {
 		return Artifacts{}, err
 	}
 	return art, nil
