@@ -73,8 +73,10 @@ func (c *cache) do(k cacheKey, build func() ([]byte, error)) ([]byte, error) {
 	return f.val, f.err
 }
 
-// tokenCache signs one agent token per infra-env and signing key, so a
-// boot storm signs once per infra-env rather than once per request.
+// tokenCache hands out one agent token per infra-env and signing key, so a
+// boot storm signs about once per infra-env rather than once per request;
+// when concurrent misses both sign, the first token stored is the one every
+// caller gets (ES256 signatures differ each time).
 type tokenCache struct {
 	keys *auth.KeyRing
 	mu   sync.Mutex
@@ -100,10 +102,13 @@ func (t *tokenCache) get(id string) (token, kid string, err error) {
 		return "", "", err
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	if first, ok := t.m[k]; ok { // a concurrent miss signed first: every caller gets that one
+		return first, kid, nil
+	}
 	if len(t.m) >= 1024 {
 		clear(t.m)
 	}
 	t.m[k] = token
-	t.mu.Unlock()
 	return token, kid, nil
 }
