@@ -124,6 +124,9 @@ type Host struct {
 	Progress           Progress        `json:"progress"`
 	Validations        []Validation    `json:"validations,omitempty"`
 	AgentVersion       string          `json:"discovery_agent_version,omitempty"`
+	// BMHName names the BareMetalHost paired with this host ("": none);
+	// the BMH controller sets it when it pairs the host by MAC.
+	BMHName string `json:"bmh_name,omitempty"`
 	StepResults
 }
 

@@ -1,0 +1,47 @@
+package models
+
+// InstallStepArgs is the single argument of the `install` step, as a JSON
+// string. The first fields are upstream's (InstallCmdRequest); the image
+// fields are rackboot's: the agent streams the disk image itself instead of
+// running an installer container.
+type InstallStepArgs struct {
+	Role       HostRole `json:"role"`
+	ClusterID  string   `json:"cluster_id"`
+	HostID     string   `json:"host_id"`
+	InfraEnvID string   `json:"infra_env_id"`
+	// BootDevice is the installation disk, e.g. /dev/vda or a
+	// /dev/disk/by-path name.
+	BootDevice    string   `json:"boot_device"`
+	InstallerArgs []string `json:"installer_args,omitempty"`
+	// ImageURL is where the disk image is streamed from (rackbootd's boot
+	// HTTP server), ImageSHA256 its hex sha256, ImageSize its length in
+	// bytes (0: unknown).
+	ImageURL    string `json:"image_url"`
+	ImageSHA256 string `json:"image_sha256"`
+	ImageSize   int64  `json:"image_size,omitempty"`
+	// IgnitionURL is the host's install Ignition: the API's
+	// GET .../hosts/{host_id}/downloads/ignition, answered with
+	// HostIgnitionParams and the agent's token.
+	IgnitionURL string `json:"ignition_url"`
+	// ExternalReboot: a BareMetalHost drives this host, so after writing
+	// the disk the agent reports Rebooting and does not reboot; the BMH
+	// controller ejects the media, sets boot-once Hdd and resets.
+	ExternalReboot bool `json:"external_reboot,omitempty"`
+}
+
+// HostIgnitionParams is the answer of GET .../hosts/{host_id}/downloads/ignition.
+type HostIgnitionParams struct {
+	Config string `json:"config"`
+}
+
+// HostProgress is the body of PUT .../hosts/{host_id}/progress.
+type HostProgress struct {
+	CurrentStage HostStage `json:"current_stage"`
+	ProgressInfo string    `json:"progress_info,omitempty"`
+}
+
+// IgnitionPartitionName is the GPT partition name of the area an installed
+// disk image reserves for the host's Ignition config: the agent writes the
+// config there raw, zero-padded (an error when it does not fit), and the
+// installed system's first boot reads it from there.
+const IgnitionPartitionName = "ignition"
