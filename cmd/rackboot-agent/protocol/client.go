@@ -147,6 +147,11 @@ func (c *Client) do(ctx context.Context, op, method, path string, q url.Values, 
 	u := *c.base
 	u.Path = path
 	u.RawQuery = q.Encode()
+	return c.doURL(ctx, op, method, &u, in, want, out)
+}
+
+// doURL is do with a full URL, which must be on the service.
+func (c *Client) doURL(ctx context.Context, op, method string, u *url.URL, in any, want int, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)

@@ -1,6 +1,9 @@
 // Package protocol is rackboot-agent's HTTP client for the assisted-service
 // v2 agent API: host registration, next-step instructions and step replies,
-// spoken exactly as openshift/assisted-installer-agent speaks them.
+// spoken exactly as openshift/assisted-installer-agent speaks them, plus
+// the install step's calls: the host's install Ignition (only ever fetched
+// from the service's own origin) and progress reports (PUT .../progress,
+// expecting 200).
 //
 // Every request carries Accept: application/json, the discovery_agent_version
 // header (Go sends it as Discovery_agent_version), a fresh X-Request-Id and
