@@ -36,6 +36,15 @@ const (
 	TypeSetClusterStatus    Type = 22
 )
 
+// BareMetalHost commands (33–38; 38 is reserved).
+const (
+	TypeCreateBareMetalHost    Type = 33
+	TypeUpdateBareMetalHost    Type = 34
+	TypeDeleteBareMetalHost    Type = 35
+	TypeSetBareMetalHostStatus Type = 36
+	TypePairBareMetalHost      Type = 37
+)
+
 // bodyVersion is the version byte of every body written today. A command
 // whose body changes incompatibly gets a new version and its table entry
 // learns to decode both.
@@ -92,6 +101,11 @@ func commandTable() map[Type]decoder {
 		TypePutImageSet:         v1[PutImageSet],
 		TypeDeleteImageSet:      v1[DeleteImageSet],
 		TypeSetClusterStatus:    v1[SetClusterStatus],
+		TypeCreateBareMetalHost:    v1[CreateBareMetalHost],
+		TypeUpdateBareMetalHost:    v1[UpdateBareMetalHost],
+		TypeDeleteBareMetalHost:    v1[DeleteBareMetalHost],
+		TypeSetBareMetalHostStatus: v1[SetBareMetalHostStatus],
+		TypePairBareMetalHost:      v1[PairBareMetalHost],
 	}
 }
 

@@ -31,8 +31,22 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("type %d: %q re-encodes as %q", typ, b, b2)
 		}
 	}
-	if len(table) != int(TypeSetClusterStatus) {
-		t.Errorf("table has %d entries, types go up to %d: a number was skipped or reused", len(table), TypeSetClusterStatus)
+	// Each range of types (issue 3's 1–22; reserved: installation 23–32,
+	// BareMetalHost 33–38, HA 39–44) is used from its start without gaps.
+	for _, r := range [][2]Type{{1, 22}, {23, 32}, {33, 38}, {39, 44}} {
+		gap := Type(0)
+		for typ := r[0]; typ <= r[1]; typ++ {
+			if _, ok := table[typ]; !ok && gap == 0 {
+				gap = typ
+			} else if ok && gap != 0 {
+				t.Errorf("type %d is used but %d before it is not: a number was skipped", typ, gap)
+			}
+		}
+	}
+	for typ := range table {
+		if typ < 1 || typ > 44 {
+			t.Errorf("type %d is outside the allotted ranges", typ)
+		}
 	}
 }
 

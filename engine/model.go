@@ -27,6 +27,7 @@ type Model struct {
 	nmstate   map[string]*NMStateConfig
 	imageSets map[string]*ImageSet
 	secrets   map[string]*Secret
+	bmhs      map[string]*BareMetalHost
 	leases    map[netip.Addr]dhcp.Lease
 	leaseMAC  map[string]netip.Addr // string(mac) → ip, bound leases only
 	// events is append-only apart from dropping its head, so a clone may
@@ -46,6 +47,7 @@ func NewModel() *Model {
 		nmstate:   map[string]*NMStateConfig{},
 		imageSets: map[string]*ImageSet{},
 		secrets:   map[string]*Secret{},
+		bmhs:      map[string]*BareMetalHost{},
 		leases:    map[netip.Addr]dhcp.Lease{},
 		leaseMAC:  map[string]netip.Addr{},
 		nextEvent: 1,
@@ -63,6 +65,7 @@ func (m *Model) Clone() *Model {
 	c.nmstate = maps.Clone(m.nmstate)
 	c.imageSets = maps.Clone(m.imageSets)
 	c.secrets = maps.Clone(m.secrets)
+	c.bmhs = maps.Clone(m.bmhs)
 	c.leases = maps.Clone(m.leases)
 	c.leaseMAC = maps.Clone(m.leaseMAC)
 	c.events = slices.Clip(m.events)

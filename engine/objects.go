@@ -127,6 +127,11 @@ type Host struct {
 	// BMHName names the BareMetalHost paired with this host ("": none);
 	// the BMH controller sets it when it pairs the host by MAC.
 	BMHName string `json:"bmh_name,omitempty"`
+	// InstallerArgs (a JSON array of strings), MachineConfigPool and
+	// Labels come from the paired BMH's annotations (upstream's BMAC).
+	InstallerArgs     string            `json:"installer_args,omitempty"`
+	MachineConfigPool string            `json:"machine_config_pool_name,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
 	StepResults
 }
 

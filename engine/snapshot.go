@@ -45,6 +45,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		writeKind(KindSecret, m.secrets), writeKind(KindImageSet, m.imageSets),
 		writeKind(KindCluster, m.clusters), writeKind(KindInfraEnv, m.infraEnvs),
 		writeKind(KindNMStateConfig, m.nmstate), writeKind(KindHost, m.hosts),
+		writeKind(KindBareMetalHost, m.bmhs),
 		m.writeLeases, m.writeEvents,
 	} {
 		if err != nil {
@@ -165,6 +166,8 @@ func (m *Model) load(tx *Tx, rec record) error {
 		return loadInto(rec.Value, m.nmstate, func(v *NMStateConfig) string { return v.Name })
 	case KindHost:
 		return loadInto(rec.Value, m.hosts, func(v *Host) string { return v.ID })
+	case KindBareMetalHost:
+		return loadInto(rec.Value, m.bmhs, func(v *BareMetalHost) string { return v.Name })
 	case KindLease:
 		var r LeaseRecord
 		if err := json.Unmarshal(rec.Value, &r); err != nil {
