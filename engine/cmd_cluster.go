@@ -29,18 +29,21 @@ func (c *CreateCluster) apply(tx *Tx) (any, error) {
 // ClusterPatch lists the fields of a cluster to change; nil leaves a field
 // as it is.
 type ClusterPatch struct {
-	Name              *string           `json:"name,omitempty"`
-	BaseDomain        *string           `json:"base_dns_domain,omitempty"`
-	OpenshiftVersion  *string           `json:"openshift_version,omitempty"`
-	ImageSetRef       *string           `json:"image_set_ref,omitempty"`
-	PullSecretRef     *string           `json:"pull_secret_ref,omitempty"`
-	SSHPublicKey      *string           `json:"ssh_public_key,omitempty"`
-	ClusterNetworks   *[]ClusterNetwork `json:"cluster_networks,omitempty"`
-	ServiceNetworks   *[]string         `json:"service_networks,omitempty"`
-	MachineNetworks   *[]string         `json:"machine_networks,omitempty"`
-	APIVIPs           *[]string         `json:"api_vips,omitempty"`
-	IngressVIPs       *[]string         `json:"ingress_vips,omitempty"`
-	ControlPlaneCount *int              `json:"control_plane_count,omitempty"`
+	Name                   *string           `json:"name,omitempty"`
+	BaseDomain             *string           `json:"base_dns_domain,omitempty"`
+	OpenshiftVersion       *string           `json:"openshift_version,omitempty"`
+	ImageSetRef            *string           `json:"image_set_ref,omitempty"`
+	PullSecretRef          *string           `json:"pull_secret_ref,omitempty"`
+	SSHPublicKey           *string           `json:"ssh_public_key,omitempty"`
+	ClusterNetworks        *[]ClusterNetwork `json:"cluster_networks,omitempty"`
+	ServiceNetworks        *[]string         `json:"service_networks,omitempty"`
+	MachineNetworks        *[]string         `json:"machine_networks,omitempty"`
+	APIVIPs                *[]string         `json:"api_vips,omitempty"`
+	IngressVIPs            *[]string         `json:"ingress_vips,omitempty"`
+	ControlPlaneCount      *int              `json:"control_plane_count,omitempty"`
+	NetworkType            *string           `json:"network_type,omitempty"`
+	InstallConfigOverrides *string           `json:"install_config_overrides,omitempty"`
+	HoldInstallation       *bool             `json:"hold_installation,omitempty"`
 }
 
 // UpdateCluster changes fields of a cluster.
@@ -77,6 +80,9 @@ func (c *UpdateCluster) apply(tx *Tx) (any, error) {
 	set(&cl.APIVIPs, p.APIVIPs)
 	set(&cl.IngressVIPs, p.IngressVIPs)
 	set(&cl.ControlPlaneCount, p.ControlPlaneCount)
+	set(&cl.NetworkType, p.NetworkType)
+	set(&cl.InstallConfigOverrides, p.InstallConfigOverrides)
+	set(&cl.HoldInstallation, p.HoldInstallation)
 	put(tx, tx.m.clusters, KindCluster, cl.ID, &cl)
 	return cl, nil
 }

@@ -65,6 +65,7 @@ type HostPatch struct {
 	DomainResolutions  json.RawMessage `json:"domain_name_resolutions,omitempty"`
 	Connectivity       json.RawMessage `json:"connectivity,omitempty"`
 	HostTime           *int64          `json:"timestamp,omitempty"`
+	IgnitionOverride   *string         `json:"ignition_config_overrides,omitempty"`
 }
 
 // UpdateHost changes fields of a host. InfraEnvID, when set, must be the
@@ -98,6 +99,7 @@ func (c *UpdateHost) apply(tx *Tx) (any, error) {
 	setRaw(&h.DomainResolutions, p.DomainResolutions)
 	setRaw(&h.Connectivity, p.Connectivity)
 	set(&h.HostTime, p.HostTime)
+	set(&h.IgnitionOverride, p.IgnitionOverride)
 	tx.putHost(&h)
 	return h, nil
 }

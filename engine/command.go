@@ -36,6 +36,15 @@ const (
 	TypeSetClusterStatus    Type = 22
 )
 
+// Installation commands (23–32; 28–32 are reserved).
+const (
+	TypeStartInstall      Type = 23
+	TypeInstallProgress   Type = 24
+	TypeInstallTransition Type = 25
+	TypePutManifest       Type = 26
+	TypeDeleteManifest    Type = 27
+)
+
 // BareMetalHost commands (33–38; 38 is reserved).
 const (
 	TypeCreateBareMetalHost    Type = 33
@@ -79,33 +88,38 @@ type decoder func(version byte, body []byte) (Command, error)
 // commandTable is the dispatch table: one entry per command type.
 func commandTable() map[Type]decoder {
 	return map[Type]decoder{
-		TypeLeaseCommit:         v1[LeaseCommit],
-		TypeLeaseRelease:        v1[LeaseRelease],
-		TypeCreateInfraEnv:      v1[CreateInfraEnv],
-		TypeUpdateInfraEnv:      v1[UpdateInfraEnv],
-		TypeDeleteInfraEnv:      v1[DeleteInfraEnv],
-		TypeCreateCluster:       v1[CreateCluster],
-		TypeUpdateCluster:       v1[UpdateCluster],
-		TypeDeleteCluster:       v1[DeleteCluster],
-		TypeRegisterHost:        v1[RegisterHost],
-		TypeUpdateHost:          v1[UpdateHost],
-		TypeDeleteHost:          v1[DeleteHost],
-		TypeBindHost:            v1[BindHost],
-		TypeUnbindHost:          v1[UnbindHost],
-		TypeSetHostStatus:       v1[SetHostStatus],
-		TypePutSecret:           v1[PutSecret],
-		TypeDeleteSecret:        v1[DeleteSecret],
-		TypeAppendEvent:         v1[AppendEvent],
-		TypeCreateNMStateConfig: v1[CreateNMStateConfig],
-		TypeDeleteNMStateConfig: v1[DeleteNMStateConfig],
-		TypePutImageSet:         v1[PutImageSet],
-		TypeDeleteImageSet:      v1[DeleteImageSet],
-		TypeSetClusterStatus:    v1[SetClusterStatus],
+		TypeLeaseCommit:            v1[LeaseCommit],
+		TypeLeaseRelease:           v1[LeaseRelease],
+		TypeCreateInfraEnv:         v1[CreateInfraEnv],
+		TypeUpdateInfraEnv:         v1[UpdateInfraEnv],
+		TypeDeleteInfraEnv:         v1[DeleteInfraEnv],
+		TypeCreateCluster:          v1[CreateCluster],
+		TypeUpdateCluster:          v1[UpdateCluster],
+		TypeDeleteCluster:          v1[DeleteCluster],
+		TypeRegisterHost:           v1[RegisterHost],
+		TypeUpdateHost:             v1[UpdateHost],
+		TypeDeleteHost:             v1[DeleteHost],
+		TypeBindHost:               v1[BindHost],
+		TypeUnbindHost:             v1[UnbindHost],
+		TypeSetHostStatus:          v1[SetHostStatus],
+		TypePutSecret:              v1[PutSecret],
+		TypeDeleteSecret:           v1[DeleteSecret],
+		TypeAppendEvent:            v1[AppendEvent],
+		TypeCreateNMStateConfig:    v1[CreateNMStateConfig],
+		TypeDeleteNMStateConfig:    v1[DeleteNMStateConfig],
+		TypePutImageSet:            v1[PutImageSet],
+		TypeDeleteImageSet:         v1[DeleteImageSet],
+		TypeSetClusterStatus:       v1[SetClusterStatus],
 		TypeCreateBareMetalHost:    v1[CreateBareMetalHost],
 		TypeUpdateBareMetalHost:    v1[UpdateBareMetalHost],
 		TypeDeleteBareMetalHost:    v1[DeleteBareMetalHost],
 		TypeSetBareMetalHostStatus: v1[SetBareMetalHostStatus],
 		TypePairBareMetalHost:      v1[PairBareMetalHost],
+		TypeStartInstall:           v1[StartInstall],
+		TypeInstallProgress:        v1[InstallProgress],
+		TypeInstallTransition:      v1[InstallTransition],
+		TypePutManifest:            v1[PutManifest],
+		TypeDeleteManifest:         v1[DeleteManifest],
 	}
 }
 

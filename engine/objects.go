@@ -83,9 +83,23 @@ type Cluster struct {
 	APIVIPs           []string         `json:"api_vips,omitempty"`
 	IngressVIPs       []string         `json:"ingress_vips,omitempty"`
 	ControlPlaneCount int              `json:"control_plane_count,omitempty"`
-	Status            string           `json:"status,omitempty"`
-	StatusInfo        string           `json:"status_info,omitempty"`
-	StatusUpdatedAt   time.Time        `json:"status_updated_at"`
+	// NetworkType is OVNKubernetes or OpenShiftSDN ("": OVNKubernetes).
+	NetworkType string `json:"network_type,omitempty"`
+	// InstallConfigOverrides is a JSON document merged into the generated
+	// install-config ("": none).
+	InstallConfigOverrides string `json:"install_config_overrides,omitempty"`
+	// HoldInstallation keeps a ready cluster from installing.
+	HoldInstallation bool `json:"hold_installation,omitempty"`
+	// Manifests are the custom manifests handed to the generator, sorted
+	// by folder and file name.
+	Manifests []Manifest `json:"manifests,omitempty"`
+	// InstallStartedAt is when the install action was accepted (zero: not
+	// installing); InstallCompletedAt when the cluster became installed.
+	InstallStartedAt   time.Time `json:"install_started_at,omitzero"`
+	InstallCompletedAt time.Time `json:"install_completed_at,omitzero"`
+	Status             string    `json:"status,omitempty"`
+	StatusInfo         string    `json:"status_info,omitempty"`
+	StatusUpdatedAt    time.Time `json:"status_updated_at"`
 }
 
 // Validation is the latest result of one host or cluster validation.
@@ -124,6 +138,13 @@ type Host struct {
 	Progress           Progress        `json:"progress"`
 	Validations        []Validation    `json:"validations,omitempty"`
 	AgentVersion       string          `json:"discovery_agent_version,omitempty"`
+	// Bootstrap marks the control-plane host that bootstraps the cluster.
+	Bootstrap bool `json:"bootstrap,omitempty"`
+	// IgnitionOverride is merged into the host's install Ignition ("":
+	// none).
+	IgnitionOverride string `json:"ignition_config_overrides,omitempty"`
+	// Day2 marks a host installed into an already installed cluster.
+	Day2 bool `json:"day2,omitempty"`
 	// BMHName names the BareMetalHost paired with this host ("": none);
 	// the BMH controller sets it when it pairs the host by MAC.
 	BMHName string `json:"bmh_name,omitempty"`
@@ -184,6 +205,43 @@ type ImageSet struct {
 	// Source is ImageSetSourceConfig for an image set the configuration
 	// file created ("" otherwise).
 	Source string `json:"source,omitempty"`
+	// DiskImage is the OS disk image installed hosts get (zero: none, the
+	// image set cannot install).
+	DiskImage DiskImage `json:"disk_image,omitzero"`
+	// Discovery holds the sha256 of the discovery artifacts.
+	Discovery DiscoveryArtifacts `json:"discovery,omitzero"`
+	// Generator says where role Ignition comes from (GeneratorUserConfigs,
+	// GeneratorOpenShiftInstall; "": user configs), RoleIgnitionDir holds
+	// bootstrap.ign, master.ign and worker.ign for user configs and
+	// OpenShiftInstall is the openshift-install binary.
+	Generator        string `json:"generator,omitempty"`
+	RoleIgnitionDir  string `json:"role_ignition_dir,omitempty"`
+	OpenShiftInstall string `json:"openshift_install,omitempty"`
+}
+
+// DiskImage is a raw disk image on the appliance: its path, hex sha256 and
+// size in bytes.
+type DiskImage struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// DiscoveryArtifacts are the hex sha256 of an image set's discovery
+// artifacts ("": not recorded).
+type DiscoveryArtifacts struct {
+	KernelSHA256 string `json:"kernel_sha256,omitempty"`
+	InitrdSHA256 string `json:"initrd_sha256,omitempty"`
+	RootfsSHA256 string `json:"rootfs_sha256,omitempty"`
+	ISOSHA256    string `json:"iso_sha256,omitempty"`
+}
+
+// Manifest is one custom manifest of a cluster (upstream's folder is
+// "manifests" or "openshift").
+type Manifest struct {
+	Folder   string `json:"folder"`
+	FileName string `json:"file_name"`
+	Content  []byte `json:"content"`
 }
 
 // Secret is named secret data (pull secrets, BMC credentials). Its String
