@@ -34,6 +34,9 @@ const (
 	TypePutImageSet         Type = 20
 	TypeDeleteImageSet      Type = 21
 	TypeSetClusterStatus    Type = 22
+
+	// HA/cluster: 39–44.
+	TypeFenced Type = 39 // fenced.go
 )
 
 // Installation commands (23–32; 28–32 are reserved).
@@ -155,7 +158,11 @@ type Codec struct {
 }
 
 // NewCodec returns a Codec.
-func NewCodec() *Codec { return &Codec{table: commandTable()} }
+func NewCodec() *Codec {
+	c := &Codec{table: commandTable()}
+	c.table[TypeFenced] = c.decodeFenced
+	return c
+}
 
 // Decode returns the command encoded in b.
 func (c *Codec) Decode(b []byte) (Command, error) {

@@ -35,17 +35,27 @@ func NewMachine() *Machine {
 // Apply applies the encoded command at log index. A command that does not
 // decode is a bug (or a log written by a newer rackboot) and panics.
 func (s *Machine) Apply(index uint64, data []byte) Result {
+	return s.ApplyEntry(index, 0, data)
+}
+
+// ApplyEntry applies the encoded command of the log entry at index written
+// in raft term term (which Fenced commands check).
+func (s *Machine) ApplyEntry(index, term uint64, data []byte) Result {
 	cmd, err := s.codec.Decode(data)
 	if err != nil {
 		panic(fmt.Sprintf("engine: log entry %d: %v", index, err))
 	}
-	return s.ApplyCommand(index, cmd)
+	return s.applyCommand(index, term, cmd)
 }
 
-// ApplyCommand applies a decoded command at log index.
+// ApplyCommand applies a decoded command at log index (term 0).
 func (s *Machine) ApplyCommand(index uint64, cmd Command) Result {
+	return s.applyCommand(index, 0, cmd)
+}
+
+func (s *Machine) applyCommand(index, term uint64, cmd Command) Result {
 	s.mu.Lock()
-	tx := &Tx{m: s.m, index: index, at: cmd.Time(), quiet: !s.feed.active()}
+	tx := &Tx{m: s.m, index: index, term: term, at: cmd.Time(), quiet: !s.feed.active()}
 	v, err := cmd.apply(tx)
 	if err != nil && tx.writes > 0 {
 		s.mu.Unlock()

@@ -27,6 +27,7 @@ const KindAll Kind = "all"
 type Tx struct {
 	m       *Model
 	index   uint64
+	term    uint64 // raft term of the log entry (0 outside raft)
 	at      time.Time
 	changes []Change
 	quiet   bool // nobody subscribed, or loading a snapshot: no changes
