@@ -40,6 +40,33 @@ func (f Firmware) String() string {
 	return "bios"
 }
 
+// BootOrder says what the firmware boots first when the VM has a Disk.
+type BootOrder int
+
+const (
+	// BootNetwork boots from the network only, as without a disk (the
+	// default; the disk is attached but has no boot index).
+	BootNetwork BootOrder = iota
+	// BootDisk boots from the disk; the NIC gets no boot index.
+	BootDisk
+	// BootNetworkThenDisk tries the network first and, when that gives
+	// up (no PXE answer, or iPXE runs "exit"), the disk: how an installed
+	// host boots.
+	BootNetworkThenDisk
+)
+
+func (b BootOrder) String() string {
+	switch b {
+	case BootNetwork:
+		return "network"
+	case BootDisk:
+		return "disk"
+	case BootNetworkThenDisk:
+		return "network-then-disk"
+	}
+	return fmt.Sprintf("BootOrder(%d)", int(b))
+}
+
 // Defaults for Config's zero values.
 const (
 	DefaultBinary   = "qemu-system-x86_64"
@@ -58,8 +85,15 @@ type Config struct {
 	Binary   string // default DefaultBinary
 	OVMFCode string // default DefaultOVMFCode
 	OVMFVars string // template copied per VM; default DefaultOVMFVars
-	NoReboot bool   // exit instead of rebooting (a panicking guest ends the VM)
-	Extra    []string
+	// NoReboot makes QEMU exit when the guest reboots (a panicking guest
+	// ends the VM). By default a guest reboot (or SystemReset) restarts
+	// the firmware, which boots again in Boot's order.
+	NoReboot bool
+	// Disk is a raw disk image file attached as a virtio-blk disk (QEMU
+	// writes to it); "" attaches none.
+	Disk  string
+	Boot  BootOrder // needs Disk unless BootNetwork
+	Extra []string
 }
 
 // Commander makes commands; *netns.NS runs them inside its namespace.
@@ -90,6 +124,9 @@ func Args(cfg Config) ([]string, error) {
 	if strings.ContainsAny(cfg.MAC+cfg.Tap, ", ") {
 		return nil, fmt.Errorf("%w: MAC and Tap may not hold commas or spaces", ErrConfig)
 	}
+	if err := checkDisk(cfg); err != nil {
+		return nil, err
+	}
 	cfg = withDefaults(cfg)
 	args := []string{
 		"-name", "rackboot-" + strings.ReplaceAll(cfg.MAC, ":", ""),
@@ -100,22 +137,59 @@ func Args(cfg Config) ([]string, error) {
 		"-netdev", "tap,id=n0,ifname=" + cfg.Tap + ",script=no,downscript=no",
 	}
 	nic := "virtio-net-pci,netdev=n0,mac=" + cfg.MAC
+	nicIndex, diskIndex := bootIndexes(cfg.Boot)
 	switch cfg.Firmware {
 	case BIOS:
-		args = append(args, "-boot", "n", "-device", nic)
+		if cfg.Boot == BootNetwork {
+			args = append(args, "-boot", "n")
+		}
+		args = append(args, "-device", nic+nicIndex)
 	case UEFI:
+		if cfg.Boot == BootNetwork {
+			nicIndex = ",bootindex=1"
+		}
 		args = append(args,
 			"-machine", "q35",
 			"-drive", "if=pflash,format=raw,readonly=on,file="+cfg.OVMFCode,
 			"-drive", "if=pflash,format=raw,file="+filepath.Join(cfg.Dir, "OVMF_VARS.fd"),
-			"-device", nic+",romfile=,bootindex=1")
+			"-device", nic+",romfile="+nicIndex)
 	default:
 		return nil, fmt.Errorf("%w: unknown firmware %d", ErrConfig, cfg.Firmware)
+	}
+	if cfg.Disk != "" {
+		args = append(args,
+			"-drive", "file="+cfg.Disk+",format=raw,if=none,id=disk0",
+			"-device", "virtio-blk-pci,drive=disk0"+diskIndex)
 	}
 	if cfg.NoReboot {
 		args = append(args, "-no-reboot")
 	}
 	return append(args, cfg.Extra...), nil
+}
+
+// checkDisk rejects a boot order without a disk and disk paths QEMU's
+// option parser would split.
+func checkDisk(cfg Config) error {
+	switch {
+	case cfg.Boot < BootNetwork || cfg.Boot > BootNetworkThenDisk:
+		return fmt.Errorf("%w: unknown boot order %d", ErrConfig, cfg.Boot)
+	case cfg.Boot != BootNetwork && cfg.Disk == "":
+		return fmt.Errorf("%w: boot order %s needs a Disk", ErrConfig, cfg.Boot)
+	case strings.ContainsAny(cfg.Disk, ",\n"):
+		return fmt.Errorf("%w: the Disk path may not hold commas or newlines", ErrConfig)
+	}
+	return nil
+}
+
+// bootIndexes are the NIC's and the disk's bootindex options for b.
+func bootIndexes(b BootOrder) (nic, disk string) {
+	switch b {
+	case BootDisk:
+		return "", ",bootindex=1"
+	case BootNetworkThenDisk:
+		return ",bootindex=1", ",bootindex=2"
+	}
+	return "", ""
 }
 
 func withDefaults(cfg Config) Config {

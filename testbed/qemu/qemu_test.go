@@ -40,6 +40,35 @@ func TestArgsGolden(t *testing.T) {
 	}
 }
 
+// TestDiskArgsGolden pins the command lines with a disk in each boot order.
+func TestDiskArgsGolden(t *testing.T) {
+	for _, fw := range []Firmware{BIOS, UEFI} {
+		for _, b := range []BootOrder{BootNetwork, BootDisk, BootNetworkThenDisk} {
+			name := fw.String() + "-" + b.String()
+			t.Run(name, func(t *testing.T) {
+				args, err := Args(Config{Firmware: fw, MAC: "52:54:00:00:00:01", Tap: "tap0", Dir: "/vm", Disk: "/vm/disk.img", Boot: b})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := strings.Join(args, "\n") + "\n"
+				golden := filepath.Join("testdata", name+".args")
+				if *update {
+					if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != string(want) {
+					t.Errorf("args differ from %s (go test -update):\n%s", golden, got)
+				}
+			})
+		}
+	}
+}
+
 func TestArgsRejectsBadConfig(t *testing.T) {
 	for name, cfg := range map[string]Config{
 		"no mac":       {Tap: "tap0", Dir: "/vm"},
@@ -47,6 +76,9 @@ func TestArgsRejectsBadConfig(t *testing.T) {
 		"comma in tap": {MAC: "52:54:00:00:00:01", Tap: "tap0,script=/x", Dir: "/vm"},
 		"no dir":       {MAC: "52:54:00:00:00:01", Tap: "tap0"},
 		"firmware":     {MAC: "52:54:00:00:00:01", Tap: "tap0", Dir: "/vm", Firmware: 7},
+		"boot no disk": {MAC: "52:54:00:00:00:01", Tap: "tap0", Dir: "/vm", Boot: BootDisk},
+		"boot order":   {MAC: "52:54:00:00:00:01", Tap: "tap0", Dir: "/vm", Disk: "/d.img", Boot: 9},
+		"comma disk":   {MAC: "52:54:00:00:00:01", Tap: "tap0", Dir: "/vm", Disk: "/d.img,if=floppy"},
 	} {
 		if _, err := Args(cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: err = %v, want ErrConfig", name, err)

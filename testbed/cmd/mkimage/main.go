@@ -1,11 +1,18 @@
 // Command mkimage builds the testbed boot image (kernel + busybox initrd)
 // into a cache directory and prints the paths of the two files:
 //
-//	go run ./testbed/cmd/mkimage [-cache DIR] [-discovery]
+//	go run ./testbed/cmd/mkimage [-cache DIR] [-discovery | -os]
 //
 // With -discovery it builds the discovery image instead: rackboot-agent and
 // Ignition (from this repository) in the initrd, an /init that applies
 // /config.ign and runs the agent.
+//
+// With -os it builds the installable OS disk image (testbed/osimage) and
+// prints its path, sha256 and size instead:
+//
+//	disk=/.../disk.img
+//	sha256=...
+//	size=...
 //
 // The default cache is $RACKBOOT_CACHE, else <repo>/.cache/testbed.
 package main
@@ -18,27 +25,59 @@ import (
 	"os/signal"
 
 	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/osimage"
 )
 
 func main() {
 	cache := flag.String("cache", "", "cache directory (default $RACKBOOT_CACHE or <repo>/.cache/testbed)")
 	discovery := flag.Bool("discovery", false, "build the discovery image (rackboot-agent + Ignition)")
+	osImage := flag.Bool("os", false, "build the installable OS disk image (testbed/osimage)")
 	flag.Parse()
-	if err := run(*cache, *discovery); err != nil {
+	var err error
+	if *osImage {
+		err = runOS(*cache)
+	} else {
+		err = run(*cache, *discovery)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkimage:", err)
 		os.Exit(1)
 	}
 }
 
+func cacheDir(cache string) (string, error) {
+	if cache != "" {
+		return cache, nil
+	}
+	return image.DefaultCacheDir()
+}
+
+// runOS builds the OS disk image from this repository's Ignition.
+func runOS(cache string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cache, err := cacheDir(cache)
+	if err != nil {
+		return err
+	}
+	root, err := image.RepoRoot()
+	if err != nil {
+		return err
+	}
+	img, err := osimage.BuildFromSource(ctx, root, cache)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("disk=%s\nsha256=%s\nsize=%d\n", img.Path, img.SHA256, img.Size)
+	return nil
+}
+
 func run(cache string, discovery bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if cache == "" {
-		dir, err := image.DefaultCacheDir()
-		if err != nil {
-			return err
-		}
-		cache = dir
+	cache, err := cacheDir(cache)
+	if err != nil {
+		return err
 	}
 	build := image.Build
 	if discovery {

@@ -1,0 +1,275 @@
+package osimage
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/image"
+)
+
+// Errors returned by this package.
+var (
+	ErrBuild     = errors.New("osimage: build")
+	ErrGPT       = errors.New("osimage: bad GPT")
+	ErrPartition = errors.New("osimage: no such partition")
+	ErrIgnition  = errors.New("osimage: Ignition config refused")
+)
+
+// formatVersion changes whenever the image's layout changes in a way the
+// inputs hashed by cacheKey do not capture.
+const formatVersion = "rackboot-testbed-osimage-1"
+
+// Partition names of the image.
+const (
+	ESPName      = "esp"
+	IgnitionName = models.IgnitionPartitionName
+	StateName    = "rackboot-state"
+)
+
+// DoneFlag is what the first boot writes at the start of the state
+// partition once every enabled unit succeeded.
+const DoneFlag = "rackboot-firstboot-done"
+
+// Defaults for Options' zero values.
+const (
+	DefaultStub    = "/usr/lib/systemd/boot/efi/linuxx64.efi.stub"
+	DefaultCmdline = "console=ttyS0,115200 loglevel=4"
+)
+
+// Image is a built disk image.
+type Image struct {
+	Path   string // the raw disk file (read-only: copy it before writing)
+	SHA256 string // hex
+	Size   int64  // bytes
+}
+
+// Options are the inputs of Build. CacheDir and Ignition are required.
+type Options struct {
+	CacheDir string // e.g. image.DefaultCacheDir()
+	Ignition string // static Ignition binary (image.BuildIgnition)
+	Busybox  string // default image.DefaultBusybox
+	Curl     string // default: curl found on $PATH
+	Stub     string // systemd-boot's UKI stub; default DefaultStub
+	Cmdline  string // kernel command line; default DefaultCmdline
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.CacheDir == "" || o.Ignition == "" {
+		return o, fmt.Errorf("%w: CacheDir and Ignition are required", ErrBuild)
+	}
+	if o.Busybox == "" {
+		o.Busybox = image.DefaultBusybox
+	}
+	if o.Stub == "" {
+		o.Stub = DefaultStub
+	}
+	if o.Cmdline == "" {
+		o.Cmdline = DefaultCmdline
+	}
+	if o.Curl == "" {
+		p, err := lookPath("curl")
+		if err != nil {
+			return o, err
+		}
+		o.Curl = p
+	}
+	return o, nil
+}
+
+// Build makes the OS disk image under opts.CacheDir/osimages and returns it.
+// An image already built from the same inputs (kernel package, binaries,
+// libraries, stub, scripts, command line) is returned as it is. Concurrent
+// builds into one cache directory are serialised.
+func Build(ctx context.Context, opts Options) (Image, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return Image{}, err
+	}
+	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
+		return Image{}, fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	unlock, err := lock(filepath.Join(opts.CacheDir, "osimage.lock"))
+	if err != nil {
+		return Image{}, err
+	}
+	defer unlock()
+	debName, err := image.KernelPackage(ctx, opts.CacheDir)
+	if err != nil {
+		return Image{}, err
+	}
+	libs, err := sharedLibs(ctx, opts.Curl)
+	if err != nil {
+		return Image{}, err
+	}
+	key, err := cacheKey(debName, opts, libs)
+	if err != nil {
+		return Image{}, err
+	}
+	dir := filepath.Join(opts.CacheDir, "osimages", key)
+	if img, err := readCached(dir); err == nil {
+		return img, nil
+	}
+	if err := build(ctx, opts, libs, dir); err != nil {
+		return Image{}, err
+	}
+	return readCached(dir)
+}
+
+// BuildFromSource compiles Ignition from the repository at repoRoot (cached,
+// as image.BuildIgnition does) and builds the image with the defaults.
+func BuildFromSource(ctx context.Context, repoRoot, cacheDir string) (Image, error) {
+	ign, err := image.BuildIgnition(ctx, repoRoot, cacheDir)
+	if err != nil {
+		return Image{}, err
+	}
+	return Build(ctx, Options{CacheDir: cacheDir, Ignition: ign})
+}
+
+// build writes disk.img and disk.img.sha256 into dir through a temporary
+// directory, so a half-built image is never seen.
+func build(ctx context.Context, opts Options, libs []lib, dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".build-")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	defer os.RemoveAll(tmp)
+	kern, err := image.FetchKernel(ctx, opts.CacheDir, tmp, image.Modules())
+	if err != nil {
+		return err
+	}
+	initrd := filepath.Join(tmp, "initrd.img")
+	if err := writeInitrdFile(initrd, initrdInputs{
+		busybox: opts.Busybox, ignition: opts.Ignition, curl: opts.Curl, libs: libs, modules: kern.Modules,
+	}); err != nil {
+		return err
+	}
+	uki := filepath.Join(tmp, "BOOTX64.EFI")
+	if err := makeUKI(ctx, ukiInputs{stub: opts.Stub, kernel: kern.Vmlinuz, initrd: initrd, cmdline: opts.Cmdline, dir: tmp}, uki); err != nil {
+		return err
+	}
+	disk := filepath.Join(tmp, "disk.img")
+	if err := makeDisk(ctx, disk, uki, filepath.Base(dir)); err != nil {
+		return err
+	}
+	sum, err := fileSHA256(disk)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(disk+".sha256", []byte(sum+"\n"), 0o644); err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	if err := os.Chmod(disk, 0o444); err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	if err := cleanTmp(tmp, "disk.img", "disk.img.sha256"); err != nil {
+		return err
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	return nil
+}
+
+// cleanTmp removes everything in dir but keep.
+func cleanTmp(dir string, keep ...string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	for _, e := range ents {
+		if !contains(keep, e.Name()) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+	return os.Chmod(dir, 0o755)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// readCached returns the image in dir when it is complete.
+func readCached(dir string) (Image, error) {
+	path := filepath.Join(dir, "disk.img")
+	st, err := os.Stat(path)
+	if err != nil {
+		return Image{}, fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	sum, err := os.ReadFile(path + ".sha256")
+	if err != nil {
+		return Image{}, fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	return Image{Path: path, SHA256: strings.TrimSpace(string(sum)), Size: st.Size()}, nil
+}
+
+// cacheKey names an image by everything that goes into it.
+func cacheKey(debName string, opts Options, libs []lib) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n", formatVersion, debName, strings.Join(image.Modules(), " "), opts.Cmdline)
+	io.WriteString(h, initScript())
+	for _, f := range image.DiscoveryFiles() {
+		fmt.Fprintf(h, "%s %o\n%s", f.Name, f.Mode, f.Body)
+	}
+	files := []string{opts.Busybox, opts.Ignition, opts.Curl, opts.Stub}
+	for _, l := range libs {
+		fmt.Fprintf(h, "lib %s\n", l.name)
+		files = append(files, l.src)
+	}
+	for _, f := range files {
+		if err := hashFile(h, f); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20], nil
+}
+
+func hashFile(w io.Writer, name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrBuild, name, err)
+	}
+	return nil
+}
+
+func fileSHA256(name string) (string, error) {
+	h := sha256.New()
+	if err := hashFile(h, name); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func lock(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%w: lock: %w", ErrBuild, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: lock: %w", ErrBuild, err)
+	}
+	return func() { f.Close() }, nil
+}
