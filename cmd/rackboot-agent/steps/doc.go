@@ -3,8 +3,22 @@
 // shapes (engine/models): inventory, connectivity-check (ICMP echo, ARP
 // table and a don't-fragment MTU probe), ntp-synchronizer (an SNTP query of
 // every requested source, plus the appliance's clock as seen in its HTTP
-// Date headers) and domain-resolution (the system resolver). Any other step
-// type gets a reply with a non-zero exit code saying it is not supported.
+// Date headers), domain-resolution (the system resolver) and install. Any
+// other step type gets a reply with a non-zero exit code saying it is not
+// supported.
+//
+// install (models.InstallStepArgs) reports Starting installation and
+// Installing, downloads the host's Ignition and checks it parses before the
+// disk is touched, streams the disk image to the boot device while hashing
+// it (resuming a broken download with Range, reporting "Writing image to
+// disk" with a percentage), checks its sha256, finds the GPT partition named
+// "ignition" in the image just written (ReadGPT: its own parser, no udev)
+// and writes the config there raw, zero-padded, then reports Rebooting. Its
+// output (InstallResult) tells the agent whether to reboot. Any failure
+// after the first byte was written zeroes the GPT at both ends of the disk,
+// so a half-installed disk never boots; every failure is reported as stage
+// Failed with the reason. The token and the Ignition's content never reach
+// an error or a log line.
 //
 // Every step runs under a timeout; an executor that overruns it is answered
 // with ExitTimeout. Executors never send traffic anywhere but the addresses

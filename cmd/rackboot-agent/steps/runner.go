@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/rackboot/rackboot/cmd/rackboot-agent/inventory"
@@ -64,6 +65,17 @@ type Deps struct {
 	NTPWait time.Duration
 	// DNSWait bounds the resolution of one name; 0 means 5 s.
 	DNSWait time.Duration
+	// Install is the service side of the install step (*protocol.Client);
+	// nil: the install step fails saying the agent cannot run it.
+	Install InstallService
+	// ImageHTTP streams disk images; nil means DefaultImageClient().
+	ImageHTTP *http.Client
+	// InstallRetryWait is the first wait between install retries
+	// (doubling); 0 means 1 s.
+	InstallRetryWait time.Duration
+	// ImageStallTimeout aborts (and resumes) a disk image download that
+	// received nothing for that long; 0 means a minute.
+	ImageStallTimeout time.Duration
 }
 
 // DefaultTimeout bounds any step without its own timeout.
@@ -84,12 +96,14 @@ func NewRunner(d Deps) *Runner {
 			models.StepTypeConnectivityCheck: d.connectivity,
 			models.StepTypeNtpSynchronizer:   d.ntp,
 			models.StepTypeDomainResolution:  d.domains,
+			models.StepTypeInstall:           d.install,
 		},
 		Timeouts: map[models.StepType]time.Duration{
 			models.StepTypeInventory:         time.Minute,
 			models.StepTypeConnectivityCheck: time.Minute,
 			models.StepTypeNtpSynchronizer:   30 * time.Second,
 			models.StepTypeDomainResolution:  30 * time.Second,
+			models.StepTypeInstall:           InstallTimeout,
 		},
 	}
 }
@@ -151,11 +165,14 @@ func (d Deps) inventory(ctx context.Context, args []string) (string, error) {
 	}
 	// Parts that could not be read stay empty, as upstream sends them.
 	if err != nil {
-		log := d.Log
-		if log == nil {
-			log = slog.Default()
-		}
-		inventory.LogErrors(log, err)
+		inventory.LogErrors(d.log(), err)
 	}
 	return marshal(inv)
+}
+
+func (d Deps) log() *slog.Logger {
+	if d.Log == nil {
+		return slog.Default()
+	}
+	return d.Log
 }

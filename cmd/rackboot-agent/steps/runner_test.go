@@ -13,9 +13,9 @@ import (
 
 func TestUnknownStepType(t *testing.T) {
 	r := steps.NewRunner(steps.Deps{})
-	rep := r.Run(context.Background(), &models.Step{StepID: "install-0badc0de", StepType: models.StepTypeInstall, Args: []string{"{}"}})
-	if rep.ExitCode != steps.ExitUnsupported || rep.StepID != "install-0badc0de" || rep.StepType != models.StepTypeInstall ||
-		!strings.Contains(rep.Error, `cannot run step type "install"`) || rep.Output != "" {
+	rep := r.Run(context.Background(), &models.Step{StepID: "logs-0badc0de", StepType: models.StepTypeLogsGather, Args: []string{"{}"}})
+	if rep.ExitCode != steps.ExitUnsupported || rep.StepID != "logs-0badc0de" || rep.StepType != models.StepTypeLogsGather ||
+		!strings.Contains(rep.Error, `cannot run step type "logs-gather"`) || rep.Output != "" {
 		t.Fatalf("%+v", rep)
 	}
 }

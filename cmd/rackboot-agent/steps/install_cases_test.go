@@ -1,0 +1,246 @@
+package steps
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+const ignStart, ignEnd = 2048 * SectorSize, 2056 * SectorSize
+
+// checkInstalled asserts the device holds the image, with the config
+// zero-padded in the ignition partition, and is untouched past the image.
+func checkInstalled(t *testing.T, got, image []byte, config string, devFill byte) {
+	t.Helper()
+	want := bytes.Clone(image)
+	clear(want[ignStart:ignEnd])
+	copy(want[ignStart:], config)
+	if !bytes.Equal(got[:len(image)], want) {
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("device differs from image+ignition first at byte %d", i)
+			}
+		}
+	}
+	for i, b := range got[len(image):] {
+		if b != devFill {
+			t.Fatalf("device byte %d past the image changed", len(image)+i)
+		}
+	}
+}
+
+// checkProgress asserts the stages seen are the contract's, in order, with
+// rising percentages ending at 100%.
+func checkProgress(t *testing.T, e *installEnv) {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var names []string
+	last := -1
+	for _, s := range e.stages {
+		if len(names) == 0 || names[len(names)-1] != string(s.CurrentStage) {
+			names = append(names, string(s.CurrentStage))
+		}
+		if s.CurrentStage == models.HostStageWritingImageToDisk {
+			pct, err := strconv.Atoi(strings.TrimSuffix(s.ProgressInfo, "%"))
+			if err != nil || !strings.HasSuffix(s.ProgressInfo, "%") || pct <= last || pct > 100 {
+				t.Fatalf("progress %q after %d%%", s.ProgressInfo, last)
+			}
+			last = pct
+		}
+	}
+	want := []string{"Starting installation", "Installing", "Writing image to disk", "Rebooting"}
+	if !slices.Equal(names, want) || last != 100 {
+		t.Fatalf("stages %q (last %d%%), want %q ending at 100%%", names, last, want)
+	}
+}
+
+func TestInstallWritesImageAndIgnition(t *testing.T) {
+	cfg := testConfig(1000)
+	e := newInstallEnv(t, testImage(), cfg)
+	dev, _ := e.device(6 << 20)
+	rep := e.run(e.args(dev, nil))
+	if rep.ExitCode != 0 || rep.Error != "" {
+		t.Fatalf("reply %+v", rep)
+	}
+	var res InstallResult
+	if err := json.Unmarshal([]byte(rep.Output), &res); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(e.image)
+	if !res.Reboot || res.ImageBytes != int64(len(e.image)) || res.ImageSHA256 != hex.EncodeToString(sum[:]) || res.IgnitionBytes != len(cfg) {
+		t.Fatalf("output %+v", res)
+	}
+	checkInstalled(t, readFile(t, dev), e.image, cfg, 0x5a)
+	checkProgress(t, e)
+	if slices.ContainsFunc(e.ranges, func(r string) bool { return r != "" }) {
+		t.Errorf("ranged requests without a dropped connection: %q", e.ranges)
+	}
+}
+
+func TestInstallExternalRebootAndUnknownSize(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	dev, _ := e.device(len(e.image))
+	rep := e.run(e.args(dev, func(a *models.InstallStepArgs) { a.ExternalReboot, a.ImageSize = true, 0 }))
+	var res InstallResult
+	if rep.ExitCode != 0 || json.Unmarshal([]byte(rep.Output), &res) != nil || res.Reboot {
+		t.Fatalf("reply %+v", rep)
+	}
+	checkInstalled(t, readFile(t, dev), e.image, e.config, 0x5a)
+	checkProgress(t, e)
+}
+
+func TestInstallResumesDroppedConnection(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	e.dropAfter = 1<<20 + 12345
+	dev, _ := e.device(len(e.image))
+	if rep := e.run(e.args(dev, nil)); rep.ExitCode != 0 {
+		t.Fatalf("reply %+v", rep)
+	}
+	checkInstalled(t, readFile(t, dev), e.image, e.config, 0x5a)
+	checkProgress(t, e)
+	if len(e.ranges) != 2 || e.ranges[0] != "" || e.ranges[1] != "bytes="+strconv.Itoa(e.dropAfter)+"-" {
+		t.Fatalf("image requests' Range headers %q", e.ranges)
+	}
+}
+
+// failed asserts a failed reply whose reason is also the last stage's.
+func failed(t *testing.T, e *installEnv, rep *models.StepReply, reason string) {
+	t.Helper()
+	if rep.ExitCode != ExitFailed || !strings.Contains(rep.Error, reason) {
+		t.Fatalf("reply %+v, want a failure containing %q", rep, reason)
+	}
+	if last := e.lastStage(); last.CurrentStage != models.HostStageFailed || last.ProgressInfo != rep.Error {
+		t.Fatalf("last stage %+v, want Failed with %q", last, rep.Error)
+	}
+}
+
+// checkWiped asserts no GPT is left at either end of the device.
+func checkWiped(t *testing.T, got []byte, imageLen int) {
+	t.Helper()
+	if !allZero(got[:GPTReservedSectors*SectorSize]) || !allZero(got[len(got)-33*SectorSize:]) ||
+		!allZero(got[imageLen-33*SectorSize:imageLen]) {
+		t.Fatal("GPT headers not zeroed")
+	}
+	if _, err := ReadGPT(bytes.NewReader(got), int64(len(got))); err == nil {
+		t.Fatal("a GPT is still readable")
+	}
+}
+
+func allZero(b []byte) bool { return !slices.ContainsFunc(b, func(c byte) bool { return c != 0 }) }
+
+func TestInstallSHA256MismatchWipesGPT(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	dev, _ := e.device(8 << 20)
+	wrong := strings.Repeat("ab", 32)
+	rep := e.run(e.args(dev, func(a *models.InstallStepArgs) { a.ImageSHA256 = wrong }))
+	sum := sha256.Sum256(e.image)
+	failed(t, e, rep, "disk image sha256 mismatch: got "+hex.EncodeToString(sum[:])+" want "+wrong)
+	checkWiped(t, readFile(t, dev), len(e.image))
+	if names := e.stageNames(); slices.Contains(names, "Rebooting") {
+		t.Fatalf("stages %q", names)
+	}
+}
+
+func TestInstallIgnitionTooBig(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(ignEnd-ignStart+1))
+	dev, _ := e.device(len(e.image))
+	rep := e.run(e.args(dev, nil))
+	failed(t, e, rep, "larger than the 4096-byte \"ignition\" partition 1")
+	checkWiped(t, readFile(t, dev), len(e.image))
+}
+
+func TestInstallNoIgnitionPartition(t *testing.T) {
+	img := makeGPT(8192, []testPart{{"root", 2048, 8000}})
+	e := newInstallEnv(t, img, testConfig(0))
+	dev, _ := e.device(len(img))
+	failed(t, e, e.run(e.args(dev, nil)), `no GPT partition named "ignition"`)
+	checkWiped(t, readFile(t, dev), len(img))
+}
+
+// Refusals before the disk is touched leave every byte of it as it was.
+func TestInstallRefusalsLeaveDiskUntouched(t *testing.T) {
+	for name, tc := range map[string]struct {
+		config string
+		devLen int
+		mod    func(*models.InstallStepArgs)
+		reason string
+	}{
+		"invalid ignition": {config: `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"relative","contents":{"source":"data:,` + ignitionSecret + `"}}]}}`,
+			devLen: 8 << 20, reason: "the host's ignition config is invalid: config is not valid ($.storage.files.0.path: path not absolute"},
+		"not ignition": {config: `{"foo":"` + ignitionSecret + `"}`, devLen: 8 << 20, reason: "the host's ignition config is invalid"},
+		"image bigger than the device": {config: testConfig(0), devLen: 2 << 20,
+			reason: "disk image is 4194304 bytes, larger than boot device"},
+		"unknown size bigger than the device": {config: testConfig(0), devLen: 2 << 20,
+			mod: func(a *models.InstallStepArgs) { a.ImageSize = 0 }, reason: "disk image is 4194304 bytes, larger than boot device"},
+		"size differs from the server's": {config: testConfig(0), devLen: 8 << 20,
+			mod: func(a *models.InstallStepArgs) { a.ImageSize = 4 << 19 }, reason: "the server's disk image is 4194304 bytes, the install step says 2097152"},
+		"image missing": {config: testConfig(0), devLen: 8 << 20,
+			mod: func(a *models.InstallStepArgs) { a.ImageURL += ".missing?token=abc" }, reason: "image server answered 404 Not Found for http://127.0.0.1"},
+		"no device": {config: testConfig(0), devLen: 8 << 20,
+			mod: func(a *models.InstallStepArgs) { a.BootDevice += "-missing" }, reason: "cannot open boot device"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newInstallEnv(t, testImage(), tc.config)
+			dev, before := e.device(tc.devLen)
+			rep := e.run(e.args(dev, tc.mod))
+			failed(t, e, rep, tc.reason)
+			if strings.Contains(rep.Error, "token=abc") {
+				t.Errorf("image URL query in the error: %s", rep.Error)
+			}
+			if !bytes.Equal(readFile(t, dev), before) {
+				t.Fatal("the device was changed")
+			}
+			if names := e.stageNames(); !slices.Equal(names, []string{"Starting installation", "Installing", "Failed"}) &&
+				!slices.Equal(names, []string{"Starting installation", "Installing", "Writing image to disk", "Failed"}) {
+				t.Fatalf("stages %q", names)
+			}
+		})
+	}
+}
+
+func TestInstallRefusedProgressStops(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	e.refuseProgress = 409
+	dev, before := e.device(len(e.image))
+	rep := e.run(e.args(dev, nil))
+	if rep.ExitCode != ExitFailed || !strings.Contains(rep.Error, `reporting stage "Starting installation" failed`) {
+		t.Fatalf("reply %+v", rep)
+	}
+	if !bytes.Equal(readFile(t, dev), before) {
+		t.Fatal("the device was changed")
+	}
+}
+
+func TestInstallBadArguments(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	for _, mod := range []func(*models.InstallStepArgs){
+		func(a *models.InstallStepArgs) { a.HostID = "h" },
+		func(a *models.InstallStepArgs) { a.BootDevice = "vda" },
+		func(a *models.InstallStepArgs) { a.BootDevice = "/dev/../etc/passwd" },
+		func(a *models.InstallStepArgs) { a.ImageSHA256 = "abc" },
+		func(a *models.InstallStepArgs) { a.ImageURL = "file:///etc/shadow" },
+		func(a *models.InstallStepArgs) { a.ImageSize = -1 },
+		func(a *models.InstallStepArgs) { a.IgnitionURL = "" },
+	} {
+		rep := e.run(e.args("/dev/vda", mod))
+		if rep.ExitCode != ExitFailed || !strings.Contains(rep.Error, "bad arguments") {
+			t.Errorf("reply %+v", rep)
+		}
+	}
+	if len(e.stageNames()) != 0 {
+		t.Fatalf("stages reported for bad arguments: %q", e.stageNames())
+	}
+	r := NewRunner(Deps{})
+	rep := r.Run(t.Context(), &models.Step{StepID: "install-2", StepType: models.StepTypeInstall, Args: e.args("/dev/vda", nil)})
+	if rep.ExitCode != ExitFailed || !strings.Contains(rep.Error, "no service connection") {
+		t.Fatalf("without a service: %+v", rep)
+	}
+}

@@ -1,0 +1,29 @@
+package steps
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzInstallArgs: the install step's argument comes from the service.
+// Decoding and checks only: nothing is fetched or written.
+func FuzzInstallArgs(f *testing.F) {
+	f.Add(`{"role":"master","cluster_id":"c","host_id":"0d8e5b2a-aaaa-bbbb-cccc-ddddeeeeffff","infra_env_id":"i","boot_device":"/dev/vda",` +
+		`"image_url":"http://10.0.0.1/images/x/disk.img","image_sha256":"` + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" +
+		`","image_size":4194304,"ignition_url":"/api/assisted-install/v2/x","installer_args":["--x"],"unknown":1}`)
+	f.Add(`{"boot_device":"/dev/../vda","image_url":"file:///etc/shadow"}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, arg string) {
+		a, err := parseInstallArgs([]string{arg})
+		if err != nil {
+			if !errors.Is(err, ErrArgs) {
+				t.Fatalf("error %v does not wrap ErrArgs", err)
+			}
+			return
+		}
+		if !filepath.IsAbs(a.BootDevice) || len(a.ImageSHA256) != 64 || a.ImageSize < 0 || a.IgnitionURL == "" {
+			t.Fatalf("accepted %+v", a)
+		}
+	})
+}

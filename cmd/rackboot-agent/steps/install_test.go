@@ -1,0 +1,202 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/cmd/rackboot-agent/protocol"
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+const (
+	installInfraEnv = "7c3f1d2e-1111-4222-8333-444455556666"
+	installHost     = "0d8e5b2a-aaaa-bbbb-cccc-ddddeeeeffff"
+	installToken    = "eyJhbGciOiJFUzI1NiJ9.install-agent-token.sig"
+	ignitionSecret  = "s3cr3t-first-boot-token"
+	progressPath    = "/api/assisted-install/v2/infra-envs/" + installInfraEnv + "/hosts/" + installHost + "/progress"
+	ignitionPath    = "/api/assisted-install/v2/infra-envs/" + installInfraEnv + "/hosts/" + installHost + "/downloads/ignition"
+)
+
+// testConfig is a valid Ignition config holding a secret, padded to at
+// least size bytes.
+func testConfig(size int) string {
+	head := `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/rackboot/token","contents":{"source":"data:,` + ignitionSecret
+	tail := `"}}]}}`
+	return head + strings.Repeat("x", max(0, size-len(head)-len(tail))) + tail
+}
+
+// testImage is a 4 MiB GPT disk image whose 8-sector ignition partition
+// (LBA 2048..2055) is filled with 0xee, and its root with a pattern.
+func testImage() []byte {
+	img := makeGPT(8192, []testPart{{"ignition", 2048, 2055}, {"root", 2056, 8000}})
+	for i := 2048 * SectorSize; i < 2056*SectorSize; i++ {
+		img[i] = 0xee
+	}
+	for i := 2056 * SectorSize; i < 8001*SectorSize; i++ {
+		img[i] = byte(i*7 + i>>12)
+	}
+	return img
+}
+
+// installEnv is a loopback service (ignition + progress) and image server.
+type installEnv struct {
+	t      *testing.T
+	image  []byte
+	config string
+	srv    *httptest.Server
+	logs   bytes.Buffer
+	logMu  sync.Mutex
+	mu     sync.Mutex
+	stages []models.HostProgress
+	ranges []string // Range header of every image request
+	// dropAfter: the first image request is cut after this many bytes.
+	dropAfter int
+	// refuseProgress answers progress reports with this status when set.
+	refuseProgress int
+}
+
+func newInstallEnv(t *testing.T, image []byte, config string) *installEnv {
+	e := &installEnv{t: t, image: image, config: config}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /images/disk.img", e.serveImage)
+	mux.HandleFunc("GET "+ignitionPath, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Secret-Key") != installToken {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(models.HostIgnitionParams{Config: e.config})
+	})
+	mux.HandleFunc("PUT "+progressPath, e.progress)
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+func (e *installEnv) serveImage(w http.ResponseWriter, r *http.Request) {
+	e.mu.Lock()
+	e.ranges = append(e.ranges, r.Header.Get("Range"))
+	first, drop := len(e.ranges) == 1, e.dropAfter
+	e.mu.Unlock()
+	w.Header().Set("ETag", `"disk-v1"`)
+	if first && drop > 0 {
+		// Announce the whole image, send part of it, and drop the connection.
+		w.Header().Set("Content-Length", fmt.Sprint(len(e.image)))
+		_, _ = w.Write(e.image[:drop])
+		panic(http.ErrAbortHandler)
+	}
+	http.ServeContent(w, r, "disk.img", time.Time{}, bytes.NewReader(e.image))
+}
+
+func (e *installEnv) progress(w http.ResponseWriter, r *http.Request) {
+	var p models.HostProgress
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if r.Header.Get("X-Secret-Key") != installToken || dec.Decode(&p) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.refuseProgress != 0 {
+		w.WriteHeader(e.refuseProgress)
+		return
+	}
+	e.stages = append(e.stages, p)
+	_, _ = io.WriteString(w, "{}")
+}
+
+func (e *installEnv) Write(p []byte) (int, error) {
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	return e.logs.Write(p)
+}
+
+// device is a file of size bytes filled with 0x5a.
+func (e *installEnv) device(size int) (string, []byte) {
+	b := bytes.Repeat([]byte{0x5a}, size)
+	path := filepath.Join(e.t.TempDir(), "vda")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	return path, b
+}
+
+func (e *installEnv) args(dev string, mod func(*models.InstallStepArgs)) []string {
+	sum := sha256.Sum256(e.image)
+	a := models.InstallStepArgs{Role: "master", ClusterID: "c0ffee00-1111-4222-8333-444455556666", HostID: installHost,
+		InfraEnvID: installInfraEnv, BootDevice: dev, ImageURL: e.srv.URL + "/images/disk.img",
+		ImageSHA256: hex.EncodeToString(sum[:]), ImageSize: int64(len(e.image)), IgnitionURL: e.srv.URL + ignitionPath,
+		InstallerArgs: []string{"--copy-network"}}
+	if mod != nil {
+		mod(&a)
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return []string{string(b)}
+}
+
+// run runs the install step through the runner, as the agent does.
+func (e *installEnv) run(args []string) *models.StepReply {
+	e.t.Helper()
+	client, err := protocol.New(protocol.Config{URL: e.srv.URL, InfraEnvID: installInfraEnv, Token: installToken, AgentVersion: "test"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r := NewRunner(Deps{Install: client, Log: slog.New(slog.NewTextHandler(e, nil)), InstallRetryWait: time.Millisecond})
+	rep := r.Run(context.Background(), &models.Step{StepID: "install-1", StepType: models.StepTypeInstall, Args: args})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.logMu.Lock()
+	defer e.logMu.Unlock()
+	for _, s := range []string{e.logs.String(), rep.Error, rep.Output, fmt.Sprint(e.stages)} {
+		if strings.Contains(s, installToken) || strings.Contains(s, ignitionSecret) {
+			e.t.Errorf("a secret leaked: %s", s)
+		}
+	}
+	return rep
+}
+
+func (e *installEnv) stageNames() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, s := range e.stages {
+		out = append(out, string(s.CurrentStage))
+	}
+	return out
+}
+
+// lastStage is the last progress the service saw.
+func (e *installEnv) lastStage() models.HostProgress {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.stages) == 0 {
+		return models.HostProgress{}
+	}
+	return e.stages[len(e.stages)-1]
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
