@@ -138,6 +138,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	case errors.Is(err, agent.ErrRefused):
 		log.Error("the service refused this agent; stopping for good", "host", a.HostID, "err", err)
 		return exitRefused
+	case errors.Is(err, agent.ErrRebooted):
+		log.Info("rackboot-agent stopping for the reboot")
+		return 0
 	case errors.Is(err, agent.ErrConfig):
 		log.Error("cannot start", "err", err)
 		return exitConfig
@@ -167,7 +170,7 @@ func build(cfg agent.Config, hostID string, log *slog.Logger) (*agent.Agent, err
 		}
 		hostID = agent.HostID(os.DirFS("/"), ifs)
 	}
-	runner := steps.NewRunner(steps.Deps{Appliance: clock.Offset, Log: log})
-	return &agent.Agent{Service: client, Steps: runner, HostID: hostID, Log: log,
+	runner := steps.NewRunner(steps.Deps{Appliance: clock.Offset, Log: log, Install: client})
+	return &agent.Agent{Service: client, Steps: runner, HostID: hostID, Log: log, Reboot: agent.SystemReboot,
 		Backoff: agent.Backoff{Initial: agent.DefaultBackoffInitial, Max: agent.DefaultBackoffMax}}, nil
 }

@@ -47,6 +47,10 @@ type Agent struct {
 	// DedupeWindow: an identical successful output of a step type is not
 	// sent again within it; 0 means DefaultDedupeWindow.
 	DedupeWindow time.Duration
+	// Reboot restarts the machine once an install step's reply is sent
+	// (SystemReboot in the binary). nil: the agent logs that it cannot
+	// reboot and keeps polling; tests never reboot the machine they run on.
+	Reboot func(ctx context.Context) error
 
 	mu   sync.Mutex
 	sent map[models.StepType]sentOutput
@@ -152,15 +156,25 @@ func (a *Agent) serve(ctx context.Context, hostID string) error {
 	}
 }
 
-// runAll runs the steps concurrently and posts each reply.
+// runAll runs the steps concurrently and posts each reply. Install steps
+// run afterwards, one at a time, with no other step going; a successful
+// one that asks for a reboot ends the loop with a reboot.
 func (a *Agent) runAll(ctx context.Context, hostID string, steps []*models.Step) error {
-	errs := make([]error, len(steps))
+	var others, installs []*models.Step
+	for _, st := range steps {
+		if st.StepType == models.StepTypeInstall {
+			installs = append(installs, st)
+		} else {
+			others = append(others, st)
+		}
+	}
+	errs := make([]error, len(others))
 	var wg sync.WaitGroup
-	for i, st := range steps {
+	for i, st := range others {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = a.runOne(ctx, hostID, st)
+			_, errs[i] = a.runOne(ctx, hostID, st)
 		}()
 	}
 	wg.Wait()
@@ -169,10 +183,16 @@ func (a *Agent) runAll(ctx context.Context, hostID string, steps []*models.Step)
 			return err
 		}
 	}
+	for _, st := range installs {
+		if err := a.install(ctx, hostID, st); err != nil {
+			return err
+		}
+	}
 	return ctx.Err()
 }
 
-func (a *Agent) runOne(ctx context.Context, hostID string, st *models.Step) error {
+// runOne runs one step, posts its reply and returns the reply.
+func (a *Agent) runOne(ctx context.Context, hostID string, st *models.Step) (*models.StepReply, error) {
 	log := a.log().With("host", hostID, "step_id", st.StepID, "step_type", string(st.StepType))
 	log.Info("running step")
 	reply := a.Steps.Run(ctx, st)
@@ -181,19 +201,19 @@ func (a *Agent) runOne(ctx context.Context, hostID string, st *models.Step) erro
 	}
 	if a.duplicate(reply) {
 		log.Debug("step output unchanged; not sent again")
-		return nil
+		return reply, nil
 	}
 	err := a.Service.PostReply(ctx, hostID, reply)
 	switch {
 	case err == nil:
 		a.remember(reply)
-		return nil
+		return reply, nil
 	case protocol.IsPermanent(err):
-		return fmt.Errorf("%w: step reply: %w", ErrRefused, err)
+		return reply, fmt.Errorf("%w: step reply: %w", ErrRefused, err)
 	}
 	// Upstream drops a reply the service did not take; the step comes back.
 	log.Warn("sending step reply failed", "err", err)
-	return nil
+	return reply, nil
 }
 
 func (a *Agent) duplicate(r *models.StepReply) bool {

@@ -10,6 +10,11 @@
 // output is identical to the last one sent for its step type is not sent
 // again within DedupeWindow (an hour), as upstream does.
 //
+// An install step runs after the other steps of its batch, alone. Once its
+// successful reply is sent the agent reboots the machine (Reboot;
+// SystemReboot in the binary) unless the step says a BMH controller resets
+// it (external_reboot), in which case the agent keeps polling.
+//
 // Config comes from a JSON file written by the discovery image's Ignition,
 // from flags, or from the environment; its token is never logged.
 package agent
