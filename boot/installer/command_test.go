@@ -10,12 +10,13 @@ import (
 func TestTailBufferDropsPartialLine(t *testing.T) {
 	var tb tailBuffer
 	secret := "pull-secret-" + strings.Repeat("s", 100)
-	tb.Write([]byte(strings.Repeat("x", stderrTail-50) + "\n"))
 	tb.Write([]byte("fatal: " + secret + "\n"))
+	filler := strings.Repeat("x", stderrTail-60) + "\n"
+	tb.Write([]byte(filler))
 	tb.Write([]byte("last line\n"))
 	got := tb.String()
-	if strings.Contains(got, "sssss") || got != "last line\n" {
-		t.Errorf("tail = %q, want only the whole last line", got)
+	if strings.Contains(got, "sssss") || got != filler+"last line\n" {
+		t.Errorf("tail = %q, want the whole lines after the cut one", got)
 	}
 	var small tailBuffer
 	small.Write([]byte("one\ntwo\n"))
