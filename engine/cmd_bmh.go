@@ -229,6 +229,7 @@ func (f HostFromBMH) applyTo(h *Host) {
 	set(&h.Approved, f.Approved)
 	set(&h.InstallationDiskID, f.InstallationDiskID)
 	set(&h.InstallerArgs, f.InstallerArgs)
+	set(&h.IgnitionOverride, f.IgnitionConfigOverrides)
 	set(&h.MachineConfigPool, f.MachineConfigPool)
 	if len(f.Labels) > 0 {
 		l := maps.Clone(h.Labels)
