@@ -70,6 +70,7 @@ func clusterFromParams(p ClusterCreateParams) (engine.Cluster, string, error) {
 	patch.APIVips, patch.IngressVips = &p.APIVips, &p.IngressVips
 	patch.ClusterNetworks, patch.MachineNetworks, patch.ServiceNetworks = &p.ClusterNetworks, &p.MachineNetworks, &p.ServiceNetworks
 	patch.ControlPlaneCount, patch.Name, patch.BaseDNSDomain, patch.PullSecret = p.ControlPlaneCount, p.Name, &p.BaseDNSDomain, p.PullSecret
+	patch.NetworkType, patch.HoldInstallation = p.NetworkType, p.HoldInstallation
 	cp, err := clusterPatch(patch)
 	if err != nil {
 		return engine.Cluster{}, "", err
@@ -86,6 +87,13 @@ func clusterFromParams(p ClusterCreateParams) (engine.Cluster, string, error) {
 	if cp.ControlPlaneCount != nil {
 		c.ControlPlaneCount = *cp.ControlPlaneCount
 	}
+	if cp.NetworkType != nil {
+		c.NetworkType = *cp.NetworkType
+	}
+	if cp.HoldInstallation != nil {
+		c.HoldInstallation = *cp.HoldInstallation
+	}
+	c.ImageSetRef = p.ImageSetRef
 	return c, *p.PullSecret, nil
 }
 
@@ -96,6 +104,9 @@ func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	}
 	c, ps, err := clusterFromParams(p)
 	if err != nil {
+		return err
+	}
+	if c.ImageSetRef, err = s.defaultImageSet(c); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -135,11 +146,18 @@ func clusterPatch(p V2ClusterUpdateParams) (engine.ClusterPatch, error) {
 	}
 	if p.ControlPlaneCount != nil {
 		n := int(*p.ControlPlaneCount)
-		if *p.ControlPlaneCount < 1 || *p.ControlPlaneCount > 5 {
-			return cp, badRequest("control_plane_count %d is not between 1 and 5", *p.ControlPlaneCount)
+		if n != 1 && n != 3 && n != 5 || int64(n) != *p.ControlPlaneCount {
+			return cp, badRequest("control_plane_count %d is not 1, 3 or 5", *p.ControlPlaneCount)
 		}
 		cp.ControlPlaneCount = &n
 	}
+	if p.NetworkType != nil {
+		if err := checkNetworkType(*p.NetworkType); err != nil {
+			return cp, err
+		}
+		cp.NetworkType = p.NetworkType
+	}
+	cp.HoldInstallation = p.HoldInstallation
 	var err error
 	if cp.APIVIPs, err = ipList("api_vips", p.APIVips); err != nil {
 		return cp, err

@@ -29,7 +29,14 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
 		PullSecretSet: c.PullSecretRef != "", ServiceNetworks: nets(c.ID, c.ServiceNetworks),
 		SSHPublicKey: c.SSHPublicKey, Status: c.Status, StatusInfo: c.StatusInfo,
 		StatusUpdatedAt: dt(c.StatusUpdatedAt), UpdatedAt: dt(c.UpdatedAt),
+		NetworkType: c.NetworkType, HoldInstallation: c.HoldInstallation, ImageSetRef: c.ImageSetRef,
+		InstallConfigOverrides: c.InstallConfigOverrides, InstallStartedAt: dt(c.InstallStartedAt),
+		InstallCompletedAt: dt(c.InstallCompletedAt),
 	}
+	if out.NetworkType == "" {
+		out.NetworkType = validation.NetworkTypeOVNKubernetes
+	}
+	out.Progress = clusterProgress(m, c)
 	for _, n := range c.ClusterNetworks {
 		out.ClusterNetworks = append(out.ClusterNetworks, ClusterNetwork{CIDR: n.CIDR, ClusterID: c.ID, HostPrefix: int64(n.HostPrefix)})
 	}

@@ -74,13 +74,19 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		reason = http.StatusText(code)
 	}
-	writeJSON(w, code, Error{
+	doc := Error{
 		Code:   strconv.Itoa(code),
 		Href:   "",
 		ID:     int32(code),
 		Kind:   "Error",
 		Reason: reason,
-	})
+	}
+	var nr *NotReadyError
+	if errors.As(err, &nr) {
+		writeJSON(w, code, NotReadyDocument{Error: doc, Validations: nr.Validations})
+		return
+	}
+	writeJSON(w, code, doc)
 }
 
 // writeJSON writes v as JSON with status code.

@@ -68,8 +68,10 @@ func decodeDoc[T any](raw json.RawMessage) (*T, error) {
 func (s *server) clusterFacts(m *engine.Model, c engine.Cluster, t *validation.Thresholds) validation.ClusterFacts {
 	f := validation.ClusterFacts{
 		Name: c.Name, BaseDomain: c.BaseDomain, PullSecretSet: c.PullSecretRef != "",
-		ControlPlaneCount: c.ControlPlaneCount, MachineNetworks: c.MachineNetworks,
-		ServiceNetworks: c.ServiceNetworks, APIVips: c.APIVIPs, IngressVips: c.IngressVIPs,
+		ControlPlaneCount: c.ControlPlaneCount, MachineNetworks: c.MachineNetworks, NetworkType: c.NetworkType,
+		// Single node has user-managed networking, as upstream forces.
+		UserManagedNetworking: c.ControlPlaneCount == 1,
+		ServiceNetworks:       c.ServiceNetworks, APIVips: c.APIVIPs, IngressVips: c.IngressVIPs,
 	}
 	for _, n := range c.ClusterNetworks {
 		f.ClusterNetworks = append(f.ClusterNetworks, validation.ClusterNetwork{CIDR: n.CIDR, HostPrefix: n.HostPrefix})

@@ -41,6 +41,7 @@ func (s *server) routes() []route {
 		{http.MethodGet, "/clusters/{cluster_id}", admin, 200, s.getCluster},
 		{http.MethodPatch, "/clusters/{cluster_id}", admin, 201, s.updateCluster},
 		{http.MethodDelete, "/clusters/{cluster_id}", admin, 204, s.deleteCluster},
+		{http.MethodPost, "/clusters/{cluster_id}/actions/install", admin, 202, s.installCluster},
 		{http.MethodGet, "/infra-envs", admin, 200, s.listInfraEnvs},
 		{http.MethodPost, "/infra-envs", admin, 201, s.createInfraEnv},
 		{http.MethodGet, "/infra-envs/{infra_env_id}", infraEnv, 200, s.getInfraEnv},

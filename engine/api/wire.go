@@ -32,32 +32,40 @@ type Network struct {
 
 // Cluster is a cluster as the v2 API shows it.
 type Cluster struct {
-	APIVips              []IP             `json:"api_vips"`
-	BaseDNSDomain        string           `json:"base_dns_domain,omitempty"`
-	ClusterNetworks      []ClusterNetwork `json:"cluster_networks"`
-	ControlPlaneCount    int64            `json:"control_plane_count,omitempty"`
-	CPUArchitecture      string           `json:"cpu_architecture,omitempty"`
-	CreatedAt            models.DateTime  `json:"created_at,omitempty"`
-	EnabledHostCount     int64            `json:"enabled_host_count"`
-	HighAvailabilityMode string           `json:"high_availability_mode,omitempty"`
-	Hosts                []*Host          `json:"hosts"`
-	Href                 string           `json:"href"`
-	ID                   string           `json:"id"`
-	IngressVips          []IP             `json:"ingress_vips"`
-	Kind                 string           `json:"kind"`
-	MachineNetworks      []Network        `json:"machine_networks"`
-	Name                 string           `json:"name,omitempty"`
-	OpenshiftVersion     string           `json:"openshift_version,omitempty"`
-	PullSecretSet        bool             `json:"pull_secret_set,omitempty"`
-	ReadyHostCount       int64            `json:"ready_host_count"`
-	ServiceNetworks      []Network        `json:"service_networks"`
-	SSHPublicKey         string           `json:"ssh_public_key,omitempty"`
-	Status               string           `json:"status"`
-	StatusInfo           string           `json:"status_info"`
-	StatusUpdatedAt      models.DateTime  `json:"status_updated_at,omitempty"`
-	TotalHostCount       int64            `json:"total_host_count"`
-	UpdatedAt            models.DateTime  `json:"updated_at,omitempty"`
-	ValidationsInfo      string           `json:"validations_info,omitempty"`
+	APIVips                []IP             `json:"api_vips"`
+	BaseDNSDomain          string           `json:"base_dns_domain,omitempty"`
+	ClusterNetworks        []ClusterNetwork `json:"cluster_networks"`
+	ControlPlaneCount      int64            `json:"control_plane_count,omitempty"`
+	CPUArchitecture        string           `json:"cpu_architecture,omitempty"`
+	CreatedAt              models.DateTime  `json:"created_at,omitempty"`
+	EnabledHostCount       int64            `json:"enabled_host_count"`
+	HighAvailabilityMode   string           `json:"high_availability_mode,omitempty"`
+	HoldInstallation       bool             `json:"hold_installation,omitempty"`
+	Hosts                  []*Host          `json:"hosts"`
+	Href                   string           `json:"href"`
+	ID                     string           `json:"id"`
+	IngressVips            []IP             `json:"ingress_vips"`
+	InstallCompletedAt     models.DateTime  `json:"install_completed_at,omitzero"`
+	InstallConfigOverrides string           `json:"install_config_overrides,omitempty"`
+	InstallStartedAt       models.DateTime  `json:"install_started_at,omitzero"`
+	// ImageSetRef names the image set the cluster installs (rackboot's).
+	ImageSetRef      string           `json:"image_set_ref,omitempty"`
+	Kind             string           `json:"kind"`
+	MachineNetworks  []Network        `json:"machine_networks"`
+	Name             string           `json:"name,omitempty"`
+	NetworkType      string           `json:"network_type,omitempty"`
+	OpenshiftVersion string           `json:"openshift_version,omitempty"`
+	Progress         *ClusterProgress `json:"progress,omitempty"`
+	PullSecretSet    bool             `json:"pull_secret_set,omitempty"`
+	ReadyHostCount   int64            `json:"ready_host_count"`
+	ServiceNetworks  []Network        `json:"service_networks"`
+	SSHPublicKey     string           `json:"ssh_public_key,omitempty"`
+	Status           string           `json:"status"`
+	StatusInfo       string           `json:"status_info"`
+	StatusUpdatedAt  models.DateTime  `json:"status_updated_at,omitempty"`
+	TotalHostCount   int64            `json:"total_host_count"`
+	UpdatedAt        models.DateTime  `json:"updated_at,omitempty"`
+	ValidationsInfo  string           `json:"validations_info,omitempty"`
 }
 
 // ClusterCreateParams is the body of POST /v2/clusters (the subset
@@ -70,14 +78,19 @@ type ClusterCreateParams struct {
 	CPUArchitecture   string           `json:"cpu_architecture,omitempty"`
 	// HighAvailabilityMode "None" (single node) stands for a control
 	// plane count of 1 when control_plane_count is not given.
-	HighAvailabilityMode string    `json:"high_availability_mode,omitempty"`
-	IngressVips          []IP      `json:"ingress_vips,omitempty"`
-	MachineNetworks      []Network `json:"machine_networks,omitempty"`
-	Name                 *string   `json:"name"`
-	OpenshiftVersion     *string   `json:"openshift_version"`
-	PullSecret           *string   `json:"pull_secret"`
-	ServiceNetworks      []Network `json:"service_networks,omitempty"`
-	SSHPublicKey         string    `json:"ssh_public_key,omitempty"`
+	HighAvailabilityMode string `json:"high_availability_mode,omitempty"`
+	HoldInstallation     *bool  `json:"hold_installation,omitempty"`
+	// ImageSetRef names the image set to install (rackboot's; default:
+	// the one of openshift_version, else the architecture's first).
+	ImageSetRef      string    `json:"image_set_ref,omitempty"`
+	NetworkType      *string   `json:"network_type,omitempty"`
+	IngressVips      []IP      `json:"ingress_vips,omitempty"`
+	MachineNetworks  []Network `json:"machine_networks,omitempty"`
+	Name             *string   `json:"name"`
+	OpenshiftVersion *string   `json:"openshift_version"`
+	PullSecret       *string   `json:"pull_secret"`
+	ServiceNetworks  []Network `json:"service_networks,omitempty"`
+	SSHPublicKey     string    `json:"ssh_public_key,omitempty"`
 }
 
 // V2ClusterUpdateParams is the body of PATCH /v2/clusters/{id}; nil
@@ -87,9 +100,11 @@ type V2ClusterUpdateParams struct {
 	BaseDNSDomain     *string           `json:"base_dns_domain,omitempty"`
 	ClusterNetworks   *[]ClusterNetwork `json:"cluster_networks,omitempty"`
 	ControlPlaneCount *int64            `json:"control_plane_count,omitempty"`
+	HoldInstallation  *bool             `json:"hold_installation,omitempty"`
 	IngressVips       *[]IP             `json:"ingress_vips,omitempty"`
 	MachineNetworks   *[]Network        `json:"machine_networks,omitempty"`
 	Name              *string           `json:"name,omitempty"`
+	NetworkType       *string           `json:"network_type,omitempty"`
 	PullSecret        *string           `json:"pull_secret,omitempty"`
 	ServiceNetworks   *[]Network        `json:"service_networks,omitempty"`
 	SSHPublicKey      *string           `json:"ssh_public_key,omitempty"`
@@ -178,6 +193,9 @@ type HostUpdateParams struct {
 	DisksSelectedConfig []DiskConfig `json:"disks_selected_config,omitempty"`
 	HostName            *string      `json:"host_name,omitempty"`
 	HostRole            *string      `json:"host_role,omitempty"`
+	// IgnitionConfigOverrides is merged into the host's install Ignition
+	// (checked with the Ignition parser; "" removes it).
+	IgnitionConfigOverrides *string `json:"ignition_config_overrides,omitempty"`
 }
 
 // BindHostParams is the body of POST .../actions/bind.
@@ -197,4 +215,10 @@ type Event struct {
 	Props      string          `json:"props,omitempty"`
 	RequestID  string          `json:"request_id,omitempty"`
 	Severity   string          `json:"severity"`
+}
+
+// ClusterProgress is upstream's cluster progress: the share of the
+// installation done, from the hosts' stages.
+type ClusterProgress struct {
+	TotalPercentage int64 `json:"total_percentage"`
 }
