@@ -17,7 +17,7 @@ import (
 func testImageSet() engine.ImageSet {
 	small := engine.Minimums{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10}
 	return engine.ImageSet{Name: "testos-1", Version: "4.17.0", CPUArchitecture: "x86_64", Profile: "testos",
-		DiskImage: engine.DiskImage{Path: "/var/lib/rackboot/disk.img", SHA256: "ab12", Size: 4096},
+		DiskImage:  engine.DiskImage{Path: "/var/lib/rackboot/disk.img", SHA256: "ab12", Size: 4096},
 		Thresholds: &engine.Thresholds{Profile: "test-vms", Master: small, Worker: small, SingleNode: small}}
 }
 
