@@ -21,15 +21,19 @@ const leeway = time.Minute
 type Claims struct {
 	InfraEnvID string
 	ClusterID  string
-	Subject    string
-	IssuedAt   time.Time
-	ExpiresAt  time.Time
+	// HostID makes the token host-scoped (see NewHostToken): Verify
+	// refuses it, only VerifyHost accepts it.
+	HostID    string
+	Subject   string
+	IssuedAt  time.Time
+	ExpiresAt time.Time
 }
 
 // wireClaims is the JWT payload.
 type wireClaims struct {
 	InfraEnvID string `json:"infra_env_id,omitempty"`
 	ClusterID  string `json:"cluster_id,omitempty"`
+	HostID     string `json:"host_id,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -47,7 +51,10 @@ func (k *KeyRing) Sign(c Claims) (string, error) {
 	if c.IssuedAt.IsZero() {
 		c.IssuedAt = k.now()
 	}
-	w := wireClaims{InfraEnvID: c.InfraEnvID, ClusterID: c.ClusterID}
+	if c.HostID != "" && c.InfraEnvID == "" {
+		return "", fmt.Errorf("%w: a host-scoped token needs its infra-env", ErrInvalidToken)
+	}
+	w := wireClaims{InfraEnvID: c.InfraEnvID, ClusterID: c.ClusterID, HostID: c.HostID}
 	w.Subject = c.Subject
 	w.IssuedAt = jwt.NewNumericDate(c.IssuedAt)
 	if !c.ExpiresAt.IsZero() {
@@ -65,9 +72,19 @@ func (k *KeyRing) Sign(c Claims) (string, error) {
 // Verify checks token and returns its claims. Only ES256 signed by a key
 // the ring holds (named by kid) is accepted; expired tokens, tokens issued
 // in the future and tokens without an infra_env_id or cluster_id claim are
-// refused. Errors wrap ErrInvalidToken, ErrExpiredToken or ErrUnknownKey
-// and never contain the token.
+// refused, and so are host-scoped tokens (VerifyHost takes those). Errors
+// wrap ErrInvalidToken, ErrExpiredToken or ErrUnknownKey and never contain
+// the token.
 func (k *KeyRing) Verify(token string) (Claims, error) {
+	c, err := k.verify(token)
+	if err == nil && c.HostID != "" {
+		return Claims{}, fmt.Errorf("%w: a host-scoped token", ErrInvalidToken)
+	}
+	return c, err
+}
+
+// verify checks token's signature, times and scope claims.
+func (k *KeyRing) verify(token string) (Claims, error) {
 	if len(token) > MaxTokenLen {
 		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrInvalidToken, MaxTokenLen)
 	}
@@ -85,7 +102,7 @@ func (k *KeyRing) Verify(token string) (Claims, error) {
 	if w.InfraEnvID == "" && w.ClusterID == "" {
 		return Claims{}, fmt.Errorf("%w: no infra_env_id or cluster_id claim", ErrInvalidToken)
 	}
-	c := Claims{InfraEnvID: w.InfraEnvID, ClusterID: w.ClusterID, Subject: w.Subject}
+	c := Claims{InfraEnvID: w.InfraEnvID, ClusterID: w.ClusterID, HostID: w.HostID, Subject: w.Subject}
 	if w.IssuedAt != nil {
 		c.IssuedAt = w.IssuedAt.Time
 	}

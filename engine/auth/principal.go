@@ -14,6 +14,7 @@ const (
 	KindNone  Kind = iota
 	KindAdmin      // holder of the admin token: the whole user API
 	KindAgent      // holder of an infra-env (or cluster) token
+	KindHost       // holder of a host-scoped token: that host's progress only
 )
 
 // Principal is the authenticated caller: the admin, or an agent scoped to
@@ -22,7 +23,9 @@ type Principal struct {
 	Kind       Kind
 	InfraEnvID string
 	ClusterID  string
-	Subject    string
+	// HostID is the host of a KindHost principal.
+	HostID  string
+	Subject string
 }
 
 // IsAdmin reports whether p holds the admin token.
@@ -62,6 +65,8 @@ func (p Principal) String() string {
 			return "agent of infra-env " + p.InfraEnvID
 		}
 		return "agent of cluster " + p.ClusterID
+	case KindHost:
+		return "host " + p.HostID
 	default:
 		return "anonymous"
 	}
@@ -76,6 +81,9 @@ func (p Principal) LogValue() slog.Value {
 	if p.ClusterID != "" {
 		attrs = append(attrs, slog.String("cluster", p.ClusterID))
 	}
+	if p.HostID != "" {
+		attrs = append(attrs, slog.String("host", p.HostID))
+	}
 	return slog.GroupValue(attrs...)
 }
 
@@ -85,6 +93,8 @@ func (p Principal) kindName() string {
 		return "admin"
 	case KindAgent:
 		return "agent"
+	case KindHost:
+		return "host"
 	default:
 		return "none"
 	}
