@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// run is one measured load against one server.
+type run struct {
+	Result
+	cpu time.Duration // server CPU time during the load
+}
+
+// row is one server's runs; the best (highest MB/s) is reported.
+type row struct {
+	server string
+	best   run
+	runs   []run
+	note   string
+}
+
+func (r *row) add(x run) {
+	r.runs = append(r.runs, x)
+	if x.MBps() > r.best.MBps() {
+		r.best = x
+	}
+}
+
+// report is the Markdown section of docs/benchmarks.md.
+type report struct {
+	o        options
+	img      image
+	date     time.Time
+	load     [2]string
+	busyRuns int
+	rows     []*row
+}
+
+func newReport(o options, img image) *report {
+	return &report{o: o, img: img, date: time.Now().UTC(), load: [2]string{loadAvg()},
+		rows: []*row{{server: "rackbootd"}, {server: "nginx"}}}
+}
+
+func (r *report) finish() { r.load[1] = loadAvg() }
+
+// ratio is rackbootd's best MB/s over nginx's (0 when either is missing).
+func (r *report) ratio() float64 {
+	rb, ng := r.rows[0].best.MBps(), r.rows[1].best.MBps()
+	if rb == 0 || ng == 0 {
+		return 0
+	}
+	return rb / ng
+}
+
+func (r *report) write(w io.Writer) error {
+	var b strings.Builder
+	o := r.o
+	fmt.Fprintf(&b, "## Disk image streaming: %d installing hosts at once\n\n", o.clients)
+	fmt.Fprintf(&b, "`%s` (%s UTC; %d CPUs, load average %s at the start, %s at the end; %s).\n\n",
+		o.command, r.date.Format("2006-01-02 15:04"), runtime.NumCPU(), r.load[0], r.load[1], runtime.Version())
+	hashing := "streams the body through sha256 and checks the sum, as rackboot-agent's install step does (without the disk write)"
+	if !o.hash {
+		hashing = "discards the body (no hashing)"
+	}
+	fmt.Fprintf(&b, "One %d MiB disk image of random data (sha256 %.12s…), one file served by both servers. "+
+		"%d Go HTTP clients in the client namespace start at once, each downloading the image once; each client %s. "+
+		"rackbootd: `GET /boot/<mac>/kernel` for %d distinct MACs whose profile's kernel is the disk image, i.e. its "+
+		"boot HTTP server's file path (`http.ServeContent` + `sendfile(2)`), which disk images take too. "+
+		"nginx (`sendfile on`, `worker_processes auto`, no access log): `GET /disk.img`. "+
+		"%d alternating runs per server, each server started afresh and checked with one full download first; best run reported. "+
+		"Server CPU is the server's cgroup CPU time during the run. Both servers and all clients share this machine's CPUs, "+
+		"so the clients' hashing bounds both servers alike.\n\n",
+		o.sizeMiB, r.img.sha256, o.clients, hashing, o.clients, o.rounds)
+	b.WriteString("| Server | MB/s | Downloads | Errors | Seconds | Per download p50 / p90 / max (s) | Server CPU (s) | CPU s per GB |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---|---:|---:|\n")
+	for _, row := range r.rows {
+		x := row.best
+		if len(row.runs) == 0 {
+			fmt.Fprintf(&b, "| %s | – | – | – | – | – | – | – |\n", row.server)
+			continue
+		}
+		perGB := 0.0
+		if x.Bytes > 0 {
+			perGB = x.cpu.Seconds() / (float64(x.Bytes) / 1e9)
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %d | %d | %.2f | %.2f / %.2f / %.2f | %.2f | %.3f |\n", row.server, x.MBps(),
+			x.Downloads, x.Errors, x.Seconds, x.P50, x.P90, x.Max, x.cpu.Seconds(), perGB)
+	}
+	if ratio := r.ratio(); ratio > 0 {
+		verdict := "met"
+		if ratio < 0.8 {
+			verdict = "NOT met"
+		}
+		fmt.Fprintf(&b, "\nrackbootd ÷ nginx: **%.2f×** (target ≥ 0.8×: %s).\n", ratio, verdict)
+	}
+	b.WriteString("\nAll runs (MB/s): ")
+	var parts []string
+	for _, row := range r.rows {
+		var v []string
+		for _, x := range row.runs {
+			v = append(v, fmt.Sprintf("%.0f", x.MBps()))
+		}
+		s := row.server + " " + strings.Join(v, ", ")
+		if row.note != "" {
+			s += " (" + row.note + ")"
+		}
+		parts = append(parts, s)
+	}
+	b.WriteString(strings.Join(parts, "; ") + ".\n")
+	if r.busyRuns > 0 {
+		fmt.Fprintf(&b, "\n%d runs started while other processes kept the CPUs more than 30%% busy: the MB/s are noisy, "+
+			"the CPU columns much less so.\n", r.busyRuns)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rackboot/rackboot/bench/internal/peers"
+	"github.com/rackboot/rackboot/bench/internal/proc"
+	"github.com/rackboot/rackboot/bench/internal/topo"
+)
+
+// image is the disk image every server sends.
+type image struct {
+	dir    string // holds disk.img (nginx's root) and the rackbootd profile
+	path   string
+	size   int64
+	sha256 string
+}
+
+// makeImage writes size bytes of pseudo-random data (nothing along the way
+// compresses it) and the small files a rackbootd profile needs.
+func makeImage(workDir string, size int64) (image, error) {
+	img := image{dir: filepath.Join(workDir, "www"), size: size}
+	img.path = filepath.Join(img.dir, "disk.img")
+	if err := os.MkdirAll(filepath.Join(workDir, "tftproot"), 0o755); err != nil {
+		return img, err
+	}
+	if err := os.MkdirAll(img.dir, 0o755); err != nil {
+		return img, err
+	}
+	f, err := os.Create(img.path)
+	if err != nil {
+		return img, err
+	}
+	h := sha256.New()
+	src := rand.NewChaCha8([32]byte{'r', 'a', 'c', 'k', 'b', 'o', 'o', 't'})
+	_, err = io.CopyN(io.MultiWriter(f, h), src, size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return img, fmt.Errorf("diskimage: writing the image: %w", err)
+	}
+	img.sha256 = hex.EncodeToString(h.Sum(nil))
+	ign := `{"ignition":{"version":"3.4.0"}}` + "\n"
+	for name, data := range map[string]string{"initrd.img": strings.Repeat("x", 4096), "bench.ign": ign} {
+		if err := os.WriteFile(filepath.Join(workDir, name), []byte(data), 0o644); err != nil {
+			return img, err
+		}
+	}
+	return img, nil
+}
+
+// server is one contender: how to start it and the URL each client gets.
+type server struct {
+	name  string
+	start func(ctx context.Context, pair *topo.Pair, dir string) (*proc.Proc, error)
+	urls  func(n int) []string
+}
+
+func servers(o options, img image) []server {
+	work := filepath.Dir(img.dir)
+	rb := peers.Rackbootd{Bin: o.rackbootd, DHCPMode: "off", TFTPRoot: filepath.Join(work, "tftproot"),
+		Kernel: img.path, Initrd: filepath.Join(work, "initrd.img"), Ignition: filepath.Join(work, "bench.ign")}
+	return []server{{
+		name: "rackbootd",
+		start: func(ctx context.Context, pair *topo.Pair, dir string) (*proc.Proc, error) {
+			return rb.Start(ctx, pair.Server, dir)
+		},
+		// One MAC per simulated host; the profile's kernel is the disk
+		// image, served by the same ServeContent + sendfile path as any
+		// boot artifact.
+		urls: func(n int) []string {
+			u := make([]string, n)
+			for i := range u {
+				u[i] = fmt.Sprintf("http://%s:%d/boot/52-54-00-dd-%02x-%02x/kernel", topo.ServerIP, peers.RackbootdHTTPPort, i>>8, i&0xff)
+			}
+			return u
+		},
+	}, {
+		name: "nginx",
+		start: func(ctx context.Context, pair *topo.Pair, dir string) (*proc.Proc, error) {
+			return peers.Nginx(ctx, pair.Server, dir, img.dir)
+		},
+		urls: func(n int) []string {
+			u := make([]string, n)
+			for i := range u {
+				u[i] = fmt.Sprintf("http://%s:%d/disk.img", topo.ServerIP, peers.NginxPort)
+			}
+			return u
+		},
+	}}
+}
+
+// bench runs every server o.rounds times, in turns.
+func bench(ctx context.Context, pair *topo.Pair, o options, img image, rep *report) error {
+	var errs []error
+	for round := 0; round < o.rounds; round++ {
+		for i, s := range servers(o, img) {
+			run, err := measure(ctx, pair, o, img, s, rep)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", s.name, err))
+				rep.rows[i].note = "failed: " + err.Error()
+				continue
+			}
+			rep.rows[i].add(run)
+			slog.Info("run", "server", s.name, "round", round+1, "MB/s", fmt.Sprintf("%.0f", run.MBps()),
+				"downloads", run.Downloads, "errors", run.Errors, "server_cpu", run.cpu)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// measure starts s, checks one full download, waits for a quiet machine,
+// and runs the load once.
+func measure(ctx context.Context, pair *topo.Pair, o options, img image, s server, rep *report) (run, error) {
+	dir, err := os.MkdirTemp(o.workDir, s.name+"-")
+	if err != nil {
+		return run{}, err
+	}
+	p, err := s.start(ctx, pair, dir)
+	if err != nil {
+		return run{}, err
+	}
+	defer p.Stop()
+	urls := s.urls(o.clients)
+	sum := img.sha256
+	if !o.hash {
+		sum = ""
+	}
+	err = p.WaitReady(ctx, 30*time.Second, func(ctx context.Context) error {
+		r, err := load(ctx, pair, dir, urls[:1], img.size, img.sha256)
+		if err == nil && r.Downloads != 1 {
+			err = errors.New(r.FirstError)
+		}
+		return err
+	})
+	if err != nil {
+		return run{}, err
+	}
+	if _, quiet := proc.WaitQuiet(ctx, 0.3, o.quietWait); !quiet {
+		rep.busyRuns++
+	}
+	cpu0 := p.CPU()
+	r, err := load(ctx, pair, dir, urls, img.size, sum)
+	if err == nil && r.Errors > 0 {
+		err = fmt.Errorf("%d of %d downloads failed: %s", r.Errors, len(urls), r.FirstError)
+	}
+	return run{Result: r, cpu: p.CPU() - cpu0}, err
+}
+
+// load runs the load generator in the client namespace.
+func load(ctx context.Context, pair *topo.Pair, dir string, urls []string, size int64, sum string) (Result, error) {
+	list := filepath.Join(dir, "urls.txt")
+	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		return Result{}, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return Result{}, err
+	}
+	cmd := pair.Client.Command(ctx, exe, "load", "-urls", list, "-size", fmt.Sprint(size), "-sha256", sum)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return Result{}, fmt.Errorf("load generator: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(out, &r); err != nil {
+		return r, fmt.Errorf("load generator: %w: %q", err, out)
+	}
+	return r, nil
+}
