@@ -69,12 +69,15 @@ func hostIgnition(role []byte, p HostParams) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	merged := v35.Merge(v35.Merge(base, hostPart(p)), override)
-	raw, err := encode(merged)
-	if err != nil {
-		return nil, fmt.Errorf("%w: once merged with the host's config: %w", ErrInvalidOverride, err)
+	host := v35.Merge(base, hostPart(p))
+	raw, err := encode(v35.Merge(host, override))
+	if err == nil {
+		return raw, nil
 	}
-	return raw, nil
+	if _, herr := encode(host); herr != nil { // the role config is at fault
+		return nil, fmt.Errorf("%w: once merged with the host's files: %w", ErrRoleConfig, herr)
+	}
+	return nil, fmt.Errorf("%w: once merged with the host's config: %w", ErrInvalidOverride, err)
 }
 
 // validate checks every field of p and names the first bad one.

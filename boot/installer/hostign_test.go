@@ -173,6 +173,8 @@ func TestHostIgnitionBadInput(t *testing.T) {
 		{"override relative path", func(p *HostParams) {
 			p.IgnitionOverride = `{"ignition":{"version":"3.5.0"},"storage":{"files":[{"path":"etc/x"}]}}`
 		}, nil, ErrInvalidOverride, "path not absolute"},
+		{"role link over the token's directory", func(*HostParams) {}, []byte(`{"ignition":{"version":"3.5.0"},"storage":{"links":[{"path":"/etc/rackboot","target":"/tmp"}]}}`),
+			ErrRoleConfig, "once merged with the host's files"},
 		{"override breaks merge", func(p *HostParams) {
 			p.IgnitionOverride = `{"ignition":{"version":"3.5.0"},"storage":{"links":[{"path":"/etc/rackboot","target":"/tmp"}]}}`
 		}, nil, ErrInvalidOverride, "once merged"},
