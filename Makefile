@@ -35,9 +35,10 @@ e2e-discovery: build
 
 # The testbed's parts against real QEMU and real tools: the static Ignition
 # binary applies a config, the discovery ISO overlay boots, and rackboot's
-# Redfish driver drives the BMC emulator in front of a VM.
+# Redfish driver drives the BMC emulator in front of a VM, and the install
+# Ignition of boot/installer applied by the real Ignition binary.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver' ./testbed/image ./testbed/isoimage ./testbed/redfish
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs.
 e2e-agent:
