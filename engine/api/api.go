@@ -59,6 +59,9 @@ type Options struct {
 	Now func() time.Time
 	// Log receives request and failure logs (discarded when nil).
 	Log *slog.Logger
+	// Sealer seals BMC credentials before they are stored (nil: the API
+	// refuses BareMetalHost credentials).
+	Sealer *engine.Sealer
 	// StepInterval is how long a host is not handed the same periodic
 	// step (connectivity-check, ntp-synchronizer, domain-resolution) with
 	// unchanged arguments again (DefaultStepInterval when zero).
@@ -83,6 +86,7 @@ type server struct {
 	nets       *netCache
 	steps      *stepSchedule
 	stepEvery  time.Duration
+	sealer     *engine.Sealer
 }
 
 // New returns the API handler. It serves every path under BasePath and
@@ -119,7 +123,7 @@ func newServer(o Options) (*server, error) {
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
 		thresholds: o.Thresholds, now: o.Now, log: o.Log, inv: &invCache{},
 		conn: &docCache[models.ConnectivityReport]{}, nets: &netCache{}, steps: &stepSchedule{},
-		stepEvery: o.StepInterval,
+		stepEvery: o.StepInterval, sealer: o.Sealer,
 	}
 	if s.stepEvery <= 0 {
 		s.stepEvery = DefaultStepInterval

@@ -62,6 +62,11 @@ func (s *server) routes() []route {
 		{http.MethodGet, "/signing-keys", admin, 200, keys.list},
 		{http.MethodPost, "/signing-keys/actions/rotate", admin, 200, keys.rotate},
 		{http.MethodDelete, "/signing-keys/{kid}", admin, 204, keys.retire},
+		{http.MethodGet, "/baremetal-hosts", admin, 200, s.listBMHs},
+		{http.MethodPost, "/baremetal-hosts", admin, 201, s.createBMH},
+		{http.MethodGet, "/baremetal-hosts/{name}", admin, 200, s.getBMH},
+		{http.MethodPatch, "/baremetal-hosts/{name}", admin, 200, s.patchBMH},
+		{http.MethodDelete, "/baremetal-hosts/{name}", admin, 204, s.deleteBMH},
 	}
 }
 

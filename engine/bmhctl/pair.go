@@ -62,9 +62,31 @@ func hasMAC(inv *models.Inventory, mac string) bool {
 // installation disk that the root device hints select. A bad annotation or
 // hints that match no disk is an error wrapping ErrConfig.
 func HostFields(b engine.BareMetalHost, inv *models.Inventory) (engine.HostFromBMH, error) {
+	f, err := annotationFields(b.Annotations)
+	if err != nil {
+		return f, err
+	}
+	if h := b.RootDeviceHints; h != nil {
+		disk, ok := SelectDisk(*h, inv.Disks)
+		if !ok {
+			return f, fmt.Errorf("%w: no disk of the host matches rootDeviceHints %s", ErrConfig, describeHints(*h))
+		}
+		f.InstallationDiskID = &disk
+	}
+	return f, nil
+}
+
+// CheckAnnotations checks the BMAC annotations of a BMH as pairing will
+// read them (the API refuses a BMH that could never pair).
+func CheckAnnotations(a map[string]string) error {
+	_, err := annotationFields(a)
+	return err
+}
+
+// annotationFields reads the BMAC annotations; the host is approved.
+func annotationFields(a map[string]string) (engine.HostFromBMH, error) {
 	approved := true
 	f := engine.HostFromBMH{Approved: &approved}
-	a := b.Annotations
 	if v, ok := a[engine.AnnotationRole]; ok {
 		if !contains(roles, v) {
 			return f, fmt.Errorf("%w: annotation %s %q is not one of %s", ErrConfig, engine.AnnotationRole, v, strings.Join(roles, ", "))
@@ -101,13 +123,6 @@ func HostFields(b engine.BareMetalHost, inv *models.Inventory) (engine.HostFromB
 			}
 			f.Labels[key] = v
 		}
-	}
-	if h := b.RootDeviceHints; h != nil {
-		disk, ok := SelectDisk(*h, inv.Disks)
-		if !ok {
-			return f, fmt.Errorf("%w: no disk of the host matches rootDeviceHints %s", ErrConfig, describeHints(*h))
-		}
-		f.InstallationDiskID = &disk
 	}
 	return f, nil
 }

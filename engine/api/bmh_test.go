@@ -1,0 +1,156 @@
+package api
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+const bmhPassword = "Bmc-Pa55word-xyz"
+
+// newBMHEnv is an API with a sealer, over an in-memory store.
+func newBMHEnv(t *testing.T) (*env, *engine.Sealer) {
+	t.Helper()
+	sealer, err := engine.NewSealer(bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := enginetest.NewStore()
+	keys := auth.NewKeyRing()
+	if _, err := keys.Generate(); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	h, err = New(Options{Store: store, AdminToken: testAdmin, Keys: keys, ServiceURL: srv.URL, Sealer: sealer,
+		Log: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if strings.Contains(logs.String(), bmhPassword) {
+			t.Errorf("the BMC password reached the log:\n%s", logs)
+		}
+		if strings.Contains(logs.String(), "undocumented success status") {
+			t.Errorf("undocumented success status:\n%s", logs)
+		}
+	})
+	return &env{t: t, store: store, srv: srv, logs: logs, keys: keys, seen: &syncBuffer{}}, sealer
+}
+
+// sno1 is seed 000's BareMetalHost with its credentials.
+func sno1() map[string]any {
+	return map[string]any{
+		"apiVersion": "metal3.io/v1alpha1", "kind": "BareMetalHost",
+		"metadata": map[string]any{"name": "sno1", "namespace": "sno1",
+			"labels": map[string]string{"infraenvs.agent-install.openshift.io": "sno1"},
+			"annotations": map[string]string{"inspect.metal3.io": "disabled",
+				"bmac.agent-install.openshift.io/role": "master", "bmac.agent-install.openshift.io/hostname": "sno1"}},
+		"spec": map[string]any{"automatedCleaningMode": "disabled", "online": true, "bootMACAddress": "94:40:c9:1f:bf:64",
+			"bmc": map[string]any{"disableCertificateVerification": true,
+				"address": "redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1", "credentialsName": "sno1-bmc-secret"},
+			"rootDeviceHints": map[string]any{"deviceName": "/dev/sda", "minSizeGigabytes": 100}},
+		"credentials": map[string]string{"username": "root", "password": bmhPassword},
+	}
+}
+
+func TestBareMetalHostAPI(t *testing.T) {
+	e, sealer := newBMHEnv(t)
+	var b models.BareMetalHost
+	e.must(adminCred(), 201, "POST", "/baremetal-hosts", sno1()).decode(t, &b)
+	if b.Metadata.Name != "sno1" || b.Spec.BMC.CredentialsName != "sno1-bmc-secret" || !b.Spec.Online ||
+		b.Status == nil || b.Status.Provisioning.State != engine.BMHRegistering || b.Spec.RootDeviceHints.MinSizeGigabytes != 100 {
+		t.Errorf("created = %+v", b)
+	}
+	// The secret holds ciphertext only, which opens with the sealer.
+	e.store.Read(func(m *engine.Model) {
+		s, ok := m.Secret("sno1-bmc-secret")
+		if !ok || s.Type != engine.BMCSecretType || bytes.Contains(s.Data["password"], []byte(bmhPassword)) {
+			t.Fatalf("secret = %v %v", s, ok)
+		}
+		if p, err := sealer.Open(s.Name, "password", s.Data["password"]); err != nil || string(p) != bmhPassword {
+			t.Errorf("unsealed = %q, %v", p, err)
+		}
+	})
+	e.must(adminCred(), 409, "POST", "/baremetal-hosts", sno1())
+
+	var list []models.BareMetalHost
+	e.must(adminCred(), 200, "GET", "/baremetal-hosts", nil).decode(t, &list)
+	if len(list) != 1 || list[0].Metadata.Name != "sno1" {
+		t.Errorf("list = %+v", list)
+	}
+	// PATCH: a label removed with null, online off.
+	b = models.BareMetalHost{}
+	e.must(adminCred(), 200, "PATCH", "/baremetal-hosts/sno1", map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"infraenvs.agent-install.openshift.io": nil}},
+		"spec":     map[string]any{"online": false},
+	}).decode(t, &b)
+	if len(b.Metadata.Labels) != 0 || b.Spec.Online {
+		t.Errorf("patched = %+v", b)
+	}
+	e.wantError(e.do(adminCred(), "PATCH", "/baremetal-hosts/sno1", map[string]any{
+		"metadata": map[string]any{"annotations": map[string]any{"bmac.agent-install.openshift.io/role": "boss"}}}), 400, "role")
+	e.wantError(e.do(adminCred(), "GET", "/baremetal-hosts/nope", nil), 404, "nope")
+
+	e.must(adminCred(), 204, "DELETE", "/baremetal-hosts/sno1", nil)
+	e.store.Read(func(m *engine.Model) {
+		if _, ok := m.Secret("sno1-bmc-secret"); ok {
+			t.Error("the credentials secret outlived its only BMH")
+		}
+	})
+	if strings.Contains(e.seen.String(), bmhPassword) {
+		t.Error("a response showed the BMC password")
+	}
+}
+
+func TestBareMetalHostAPIRejects(t *testing.T) {
+	e, _ := newBMHEnv(t)
+	for name, c := range map[string]struct {
+		mod    func(map[string]any)
+		reason string
+	}{
+		"bad scheme": {func(b map[string]any) {
+			b["spec"].(map[string]any)["bmc"].(map[string]any)["address"] = "ipmi://10.0.0.5"
+		}, "accepted schemes"},
+		"bad MAC":           {func(b map[string]any) { b["spec"].(map[string]any)["bootMACAddress"] = "94:40" }, "MAC"},
+		"other kind":        {func(b map[string]any) { b["kind"] = "Secret" }, "kind"},
+		"no password":       {func(b map[string]any) { b["credentials"] = map[string]string{"username": "root"} }, "password"},
+		"upper-case name":   {func(b map[string]any) { b["metadata"].(map[string]any)["name"] = "SNO1" }, "DNS subdomain"},
+		"injecting name":    {func(b map[string]any) { setAnnotation(b, "bmac.agent-install.openshift.io/hostname", "a\nshell") }, "hostname"},
+		"installer args":    {func(b map[string]any) { setAnnotation(b, "bmac.agent-install.openshift.io/installer-args", "--x") }, "installer-args"},
+		"bad cleaning mode": {func(b map[string]any) { b["spec"].(map[string]any)["automatedCleaningMode"] = "always" }, "automatedCleaningMode"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := sno1()
+			c.mod(b)
+			e.wantError(e.do(adminCred(), "POST", "/baremetal-hosts", b), 400, c.reason)
+		})
+	}
+	e.wantError(e.do(adminCred(), "POST", "/baremetal-hosts", "{"), 400, "JSON")
+	// A pull secret of the same name is not overwritten with credentials.
+	if _, err := e.store.Apply(t.Context(), &engine.PutSecret{Secret: engine.Secret{Name: "sno1-bmc-secret", Type: "kubernetes.io/dockerconfigjson"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantError(e.do(adminCred(), "POST", "/baremetal-hosts", sno1()), 409, "does not hold BMC credentials")
+	e.store.Read(func(m *engine.Model) {
+		if _, ok := m.BareMetalHost("sno1"); ok {
+			t.Error("a refused BMH was stored")
+		}
+	})
+	// Agents may not touch BMHs.
+	e.wantError(e.do(cred{agent: "not-admin"}, "GET", "/baremetal-hosts", nil), 401, "")
+}
+
+func setAnnotation(b map[string]any, k, v string) {
+	b["metadata"].(map[string]any)["annotations"].(map[string]string)[k] = v
+}
