@@ -2,9 +2,12 @@ package cluster
 
 import (
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/rackboot/rackboot/cluster/rackca"
 )
 
 // Config says where and how a node runs. The zero value of every field
@@ -16,14 +19,39 @@ type Config struct {
 	// Bind is the raft transport's TCP address (default 127.0.0.1:0). It
 	// is ignored when StreamLayer is set.
 	Bind string
-	// StreamLayer, when set, carries raft traffic instead of plain TCP.
+	// StreamLayer, when set, carries raft traffic instead of plain TCP
+	// (ignored with Identity).
 	StreamLayer raft.StreamLayer
-	// HeartbeatTimeout and ElectionTimeout default to 500 ms: a restarted
-	// one-voter node takes between one and two of them to elect itself.
+
+	// Identity, when set, makes the node a member of a rack cluster: its
+	// peers talk to it over mutual TLS on Bind (or Listener), raft and the
+	// forwarded writes alike, and NodeID must be the id its certificate
+	// names. Without Identity the node is a one-voter cluster of its own.
+	Identity *rackca.Identity
+	// NodeID is the raft server id; empty: a random id kept in the data
+	// directory. A data directory created with one id refuses another.
+	NodeID string
+	// Listener, when set, is the TCP listener of the peer port (instead of
+	// listening on Bind).
+	Listener net.Listener
+	// Advertise is the address peers dial (default: Bind, or the
+	// listener's address).
+	Advertise string
+	// Bootstrap lists the founding members, this node included; used when
+	// the data directory holds no state.
+	Bootstrap []Peer
+	// Join is a member's address to ask for admission when the data
+	// directory holds no state. With neither Bootstrap nor Join (and no
+	// state) the node waits until a member adds it.
+	Join string
+
+	// HeartbeatTimeout and ElectionTimeout default to 500 ms for a lone
+	// node (a restarted one-voter node takes one to two of them to elect
+	// itself) and to hashicorp/raft's defaults (1 s) in a rack cluster.
 	HeartbeatTimeout time.Duration
 	ElectionTimeout  time.Duration
-	// ApplyTimeout bounds Apply when its context has no deadline (default
-	// 10 s).
+	// ApplyTimeout bounds Apply and Barrier when their context has no
+	// deadline, retries while an election runs included (default 10 s).
 	ApplyTimeout time.Duration
 	// SnapshotThreshold is how many log entries trigger a snapshot
 	// (default 8192).
@@ -40,6 +68,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.HeartbeatTimeout == 0 {
 		c.HeartbeatTimeout = 500 * time.Millisecond
+		if c.Identity != nil {
+			c.HeartbeatTimeout = raft.DefaultConfig().HeartbeatTimeout
+		}
 	}
 	if c.ElectionTimeout == 0 {
 		c.ElectionTimeout = c.HeartbeatTimeout
@@ -65,10 +96,18 @@ func (c Config) raftConfig(id raft.ServerID) *raft.Config {
 	rc.LocalID = id
 	rc.HeartbeatTimeout = c.HeartbeatTimeout
 	rc.ElectionTimeout = c.ElectionTimeout
-	rc.LeaderLeaseTimeout = c.HeartbeatTimeout / 2
+	rc.LeaderLeaseTimeout = min(c.HeartbeatTimeout/2, raft.DefaultConfig().LeaderLeaseTimeout)
 	rc.CommitTimeout = 5 * time.Millisecond
 	rc.SnapshotThreshold = c.SnapshotThreshold
 	rc.BatchApplyCh = true
 	rc.Logger = newHCLog(c.Log)
 	return rc
 }
+
+// Peer is a member of the cluster: its node id and raft address.
+type Peer struct {
+	ID   string
+	Addr string
+}
+
+func (p Peer) String() string { return p.ID + "@" + p.Addr }

@@ -7,8 +7,24 @@
 // clone of the model taken in the FSM goroutine and written out by Persist
 // without any lock, and Restore swaps a decoded model in.
 //
-// A node whose store is empty bootstraps a configuration with itself as the
-// only voter, so a single appliance is a one-voter cluster that elects
-// itself: there is no other code path. Peers talk over a TCP transport, or
-// over the raft.StreamLayer given in Config (the seam for mTLS).
+// Without Config.Identity a node whose store is empty bootstraps a
+// configuration with itself as the only voter, so a single appliance is a
+// one-voter cluster that elects itself: there is no other code path. Its
+// raft transport is plain TCP on Bind (or Config.StreamLayer), which no
+// peer ever dials.
+//
+// With Config.Identity the node is one appliance of a rack cluster. Its
+// peer port (package tlsnet) is mutual TLS 1.3 against the rack CA
+// (package rackca): raft's traffic and the cluster's own RPCs share it,
+// told apart by ALPN, and only members may open raft connections. A new
+// node bootstraps with Config.Bootstrap's members, or asks Config.Join's
+// member to add it. Writes reaching a follower are forwarded to the
+// leader in one place (forward.go) and retried while an election runs; a
+// forwarded entry carries a tag in its log extensions so that the
+// follower's FSM hands the caller the entry's own result when it applies
+// it, which makes a forwarded Apply return exactly what a local one would,
+// after the write is visible here. Barrier on a follower asks the leader
+// for a read index (a raft barrier confirms its leadership) and waits to
+// apply up to it. AddMember, RemoveMember and Status manage and show the
+// membership.
 package cluster

@@ -10,19 +10,45 @@ import (
 	"github.com/rackboot/rackboot/engine"
 )
 
-// fsm runs an engine.Machine as raft's state machine.
+// fsm runs an engine.Machine as raft's state machine. It also tells this
+// node's forwarded writes their results (a forwarded entry carries a tag
+// in its log extensions), and raises the applied index that follower
+// barriers wait for.
 type fsm struct {
 	mach     *engine.Machine
 	commands atomic.Uint64 // command entries applied since start
+	applied  *progress     // index of the last command applied (or restored)
+	results  *waiters      // this node's forwarded writes
+	// onConfig, when set, is called with each committed configuration.
+	onConfig func(raft.Configuration)
 }
 
-var _ raft.FSM = (*fsm)(nil)
+var (
+	_ raft.FSM                = (*fsm)(nil)
+	_ raft.ConfigurationStore = (*fsm)(nil)
+)
+
+func newFSM(m *engine.Machine) *fsm {
+	return &fsm{mach: m, applied: newProgress(), results: newWaiters()}
+}
 
 // Apply applies one committed command entry; the result is an
 // engine.Result.
 func (f *fsm) Apply(l *raft.Log) any {
 	f.commands.Add(1)
-	return f.mach.Apply(l.Index, l.Data)
+	res := f.mach.ApplyEntry(l.Index, l.Term, l.Data)
+	if len(l.Extensions) > 0 {
+		f.results.deliver(l.Extensions, res)
+	}
+	f.applied.advance(l.Index)
+	return res
+}
+
+// StoreConfiguration is told each committed configuration.
+func (f *fsm) StoreConfiguration(_ uint64, c raft.Configuration) {
+	if f.onConfig != nil {
+		f.onConfig(c)
+	}
 }
 
 // Snapshot clones the model; raft calls it in the FSM goroutine, so the
@@ -38,7 +64,9 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	if err != nil {
 		return fmt.Errorf("cluster: restore: %w", err)
 	}
+	index := m.Index()
 	f.mach.Restore(m)
+	f.applied.advance(index)
 	return nil
 }
 

@@ -24,7 +24,7 @@ type nopCloser struct{ *bytes.Reader }
 func (nopCloser) Close() error { return nil }
 
 func TestFSMSnapshotRestore(t *testing.T) {
-	src := &fsm{mach: engine.NewMachine()}
+	src := newFSM(engine.NewMachine())
 	for i := range 10 {
 		cmd := &engine.CreateInfraEnv{Stamp: engine.Stamp{At: time.Unix(int64(i), 0).UTC()}, InfraEnv: engine.InfraEnv{ID: uuid(i), Name: "ie"}}
 		src.mach.ApplyCommand(uint64(i+1), cmd)
@@ -41,7 +41,7 @@ func TestFSMSnapshotRestore(t *testing.T) {
 	}
 	snap.Release()
 
-	dst := &fsm{mach: engine.NewMachine()}
+	dst := newFSM(engine.NewMachine())
 	if err := dst.Restore(nopCloser{bytes.NewReader(sink.Bytes())}); err != nil {
 		t.Fatal(err)
 	}

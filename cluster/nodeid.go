@@ -14,9 +14,10 @@ import (
 // nodeIDFile holds the node's raft server id, created on first start.
 const nodeIDFile = "node-id"
 
-// nodeID reads the node's id from dir, creating a random one the first
-// time.
-func nodeID(dir string) (raft.ServerID, error) {
+// nodeID reads the node's id from dir, creating it the first time: want,
+// or a random id when want is empty. A directory holding another id than
+// want is refused: its log belongs to another member.
+func nodeID(dir, want string) (raft.ServerID, error) {
 	path := filepath.Join(dir, nodeIDFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
@@ -24,12 +25,18 @@ func nodeID(dir string) (raft.ServerID, error) {
 		if id == "" {
 			return "", fmt.Errorf("%w: %s is empty", ErrOpen, path)
 		}
+		if want != "" && id != want {
+			return "", fmt.Errorf("%w: the state in %s belongs to node %q, not %q: a node id cannot change (move the directory away to start as a new member)", ErrOpen, dir, id, want)
+		}
 		return raft.ServerID(id), nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("%w: %w", ErrOpen, err)
 	}
-	id := rand.Text()
+	id := want
+	if id == "" {
+		id = rand.Text()
+	}
 	if err := writeSync(path, []byte(id+"\n")); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrOpen, err)
 	}

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	"go.etcd.io/bbolt"
 
+	"github.com/rackboot/rackboot/cluster/tlsnet"
 	"github.com/rackboot/rackboot/engine"
 )
 
@@ -21,31 +24,48 @@ var ErrOpen = errors.New("cluster: open")
 // Store is a raft node holding the engine's model; it implements
 // engine.Store. Create it with Open and Close it when done.
 type Store struct {
-	cfg    Config
-	id     raft.ServerID
-	raft   *raft.Raft
-	fsm    *fsm
-	logs   *raftboltdb.BoltStore
-	trans  raft.Transport
-	leader *leaderFeed
+	cfg     Config
+	id      raft.ServerID
+	raft    *raft.Raft
+	fsm     *fsm
+	logs    *raftboltdb.BoltStore
+	trans   raft.Transport
+	leader  *leaderFeed
+	net     *tlsnet.Net // the peer port (rack clusters only)
+	pool    *pool       // RPC connections to peers
+	changes *leaderWatch
+	members memberCache
+	cw      configWatch
+	codec   *engine.Codec // checks forwarded commands
+	stop    chan struct{} // closed by Close
+	wg      sync.WaitGroup
 }
 
-var _ engine.Store = (*Store)(nil)
+var (
+	_ engine.Store  = (*Store)(nil)
+	_ engine.Termer = (*Store)(nil)
+)
 
 // Open opens (or creates) the node's raft state under cfg.DataDir/raft,
-// bootstraps a one-voter cluster when the state is empty, and returns once
-// the node leads and has applied its whole log, or ctx ends.
+// bootstraps a cluster when the state is empty (a one-voter cluster, or
+// cfg.Bootstrap's members; or asks cfg.Join's member to add it), and
+// returns once a leader is known and this node has applied everything it
+// had committed, or ctx ends.
 func Open(ctx context.Context, cfg Config) (_ *Store, err error) {
 	cfg = cfg.withDefaults()
 	dir := filepath.Join(cfg.DataDir, "raft")
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOpen, err)
 	}
-	id, err := nodeID(dir)
+	if err := cfg.checkIdentity(); err != nil {
+		return nil, err
+	}
+	id, err := nodeID(dir, cfg.NodeID)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{cfg: cfg, id: id, fsm: &fsm{mach: engine.NewMachine()}}
+	s := &Store{cfg: cfg, id: id, stop: make(chan struct{}), codec: engine.NewCodec()}
+	s.fsm = newFSM(engine.NewMachine())
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -58,6 +78,18 @@ func Open(ctx context.Context, cfg Config) (_ *Store, err error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkIdentity checks that a rack node's id is the one its certificate
+// names.
+func (c Config) checkIdentity() error {
+	if c.Identity == nil {
+		return nil
+	}
+	if c.NodeID != c.Identity.NodeID {
+		return fmt.Errorf("%w: the node certificate names node %q, not %q", ErrOpen, c.Identity.NodeID, c.NodeID)
+	}
+	return nil
 }
 
 func (s *Store) openRaft(dir string) error {
@@ -77,16 +109,15 @@ func (s *Store) openRaft(dir string) error {
 	if s.trans, err = s.transport(rc); err != nil {
 		return err
 	}
+	s.fsm.onConfig = s.configChanged
 	existing, err := raft.HasExistingState(logs, logs, snaps)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrOpen, err)
 	}
 	if !existing {
-		boot := raft.Configuration{Servers: []raft.Server{{ID: s.id, Address: s.trans.LocalAddr()}}}
-		if err := raft.BootstrapCluster(rc, logs, logs, snaps, s.trans, boot); err != nil {
-			return fmt.Errorf("%w: bootstrap: %w", ErrOpen, err)
+		if err := s.bootstrap(rc, snaps); err != nil {
+			return err
 		}
-		s.cfg.Log.Info("bootstrapped a one-voter raft cluster", "node", string(s.id))
 	}
 	r, err := raft.NewRaft(rc, s.fsm, logs, logs, snaps, s.trans)
 	if err != nil {
@@ -94,10 +125,48 @@ func (s *Store) openRaft(dir string) error {
 	}
 	s.raft = r
 	s.leader = newLeaderFeed(r)
+	s.changes = newLeaderWatch(r)
+	s.members.r.Store(r)
+	if s.net != nil {
+		s.net.Serve(s.serveRPC)
+		if !existing && s.cfg.Join != "" {
+			s.goJoin()
+		}
+	}
+	return nil
+}
+
+// bootstrap writes the first configuration of an empty node: itself
+// alone, or the Bootstrap members. A joining node writes none.
+func (s *Store) bootstrap(rc *raft.Config, snaps raft.SnapshotStore) error {
+	var boot raft.Configuration
+	switch {
+	case s.cfg.Identity == nil:
+		boot.Servers = []raft.Server{{ID: s.id, Address: s.trans.LocalAddr()}}
+	case len(s.cfg.Bootstrap) > 0:
+		var self bool
+		for _, p := range s.cfg.Bootstrap {
+			boot.Servers = append(boot.Servers, raft.Server{ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Addr)})
+			self = self || (p.ID == string(s.id) && raft.ServerAddress(p.Addr) == s.trans.LocalAddr())
+		}
+		if !self {
+			return fmt.Errorf("%w: the bootstrap members do not list this node as %s@%s", ErrOpen, s.id, s.trans.LocalAddr())
+		}
+	default:
+		s.cfg.Log.Info("no raft state yet: waiting to be added to the cluster", "node", string(s.id), "join", s.cfg.Join)
+		return nil
+	}
+	if err := raft.BootstrapCluster(rc, s.logs, s.logs, snaps, s.trans, boot); err != nil {
+		return fmt.Errorf("%w: bootstrap: %w", ErrOpen, err)
+	}
+	s.cfg.Log.Info("bootstrapped a raft cluster", "node", string(s.id), "voters", len(boot.Servers))
 	return nil
 }
 
 func (s *Store) transport(rc *raft.Config) (raft.Transport, error) {
+	if s.cfg.Identity != nil {
+		return s.tlsTransport(rc)
+	}
 	if s.cfg.StreamLayer != nil {
 		return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 			Stream: s.cfg.StreamLayer, MaxPool: 3, Timeout: 10 * time.Second, Logger: rc.Logger,
@@ -110,29 +179,79 @@ func (s *Store) transport(rc *raft.Config) (raft.Transport, error) {
 	return t, nil
 }
 
-// waitReady waits for leadership, then for every log entry to be applied.
-func (s *Store) waitReady(ctx context.Context) error {
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for leader := range s.leader.subscribe(lctx) {
-		if leader {
-			return s.Barrier(ctx)
+// tlsTransport opens the peer port: mutual TLS, raft and RPCs on it.
+func (s *Store) tlsTransport(rc *raft.Config) (raft.Transport, error) {
+	ln := s.cfg.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", s.cfg.Bind); err != nil {
+			return nil, fmt.Errorf("%w: peer port: %w", ErrOpen, err)
 		}
 	}
-	return fmt.Errorf("%w: no leadership: %w", ErrOpen, context.Cause(ctx))
+	adv, err := advertise(s.cfg.Advertise, ln.Addr())
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.net = tlsnet.New(tlsnet.Config{
+		Identity: s.cfg.Identity, Listener: ln, Advertise: adv,
+		Admit: s.admit, Expect: s.expect, Log: s.cfg.Log, Now: s.cfg.Now,
+	})
+	s.pool = newPool(s.net)
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream: s.net.Raft(), MaxPool: 3, Timeout: 10 * time.Second, Logger: rc.Logger,
+	}), nil
+}
+
+// advertise is the address peers dial: a, else the listener's address,
+// which must then be a specific IP.
+func advertise(a string, ln net.Addr) (net.Addr, error) {
+	if a == "" {
+		t, ok := ln.(*net.TCPAddr)
+		if !ok || t.IP.IsUnspecified() {
+			return nil, fmt.Errorf("%w: the peer port listens on %s: set the address peers dial (advertise)", ErrOpen, ln)
+		}
+		return ln, nil
+	}
+	t, err := net.ResolveTCPAddr("tcp", a)
+	if err != nil || t.IP == nil || t.IP.IsUnspecified() || t.Port == 0 {
+		return nil, fmt.Errorf("%w: advertise %q is not ip:port", ErrOpen, a)
+	}
+	return t, nil
+}
+
+// waitReady waits until a leader is known and this node has applied
+// everything committed before.
+func (s *Store) waitReady(ctx context.Context) error {
+	if err := s.barrier(ctx); err != nil {
+		return fmt.Errorf("%w: no leader with this node caught up: %w", ErrOpen, err)
+	}
+	return nil
 }
 
 // Close stops the node and closes its files. Commands applied before are
 // durable.
 func (s *Store) Close() error {
 	var errs []error
+	select {
+	case <-s.stop:
+		return nil
+	default:
+		close(s.stop)
+	}
 	if s.raft != nil {
 		errs = append(errs, s.raft.Shutdown().Error())
 		s.leader.close()
+		s.changes.close()
 	}
 	if c, ok := s.trans.(interface{ Close() error }); ok {
 		errs = append(errs, c.Close())
 	}
+	if s.net != nil {
+		errs = append(errs, s.net.Close())
+		s.pool.close()
+	}
+	s.wg.Wait()
 	if s.logs != nil {
 		errs = append(errs, s.logs.Close())
 	}

@@ -1,0 +1,202 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/rackboot/rackboot/cluster/tlsnet"
+)
+
+// The cluster's own RPCs travel on the peer port (ALPN tlsnet.ProtoRPC),
+// one request and one response at a time per connection, each a JSON
+// document behind its 4-byte big-endian length.
+
+// RPC operations.
+const (
+	opApply     = "apply"     // append a forwarded command (leader only)
+	opReadIndex = "readindex" // confirm leadership and return the applied index (leader only)
+	opJoin      = "join"      // add a voter (forwarded to the leader)
+	opRemove    = "remove"    // remove a server (forwarded to the leader)
+	opStats     = "stats"     // this member's raft state
+)
+
+// Response codes.
+const (
+	codeOK        = ""
+	codeNotLeader = "not_leader" // nothing was done: ask the leader
+	codeRefused   = "refused"    // the peer may not do this
+	codeFailed    = "failed"     // the operation failed (its outcome may be unknown)
+)
+
+// maxFrame bounds an RPC document.
+const maxFrame = 16 << 20
+
+// errRPC wraps failures of the RPC channel.
+var errRPC = errors.New("cluster: peer rpc")
+
+type rpcRequest struct {
+	Op   string `json:"op"`
+	Data []byte `json:"data,omitempty"` // apply: the encoded command
+	Tag  []byte `json:"tag,omitempty"`  // apply: the forwarding node's tag
+	ID   string `json:"id,omitempty"`   // join, remove
+	Addr string `json:"addr,omitempty"` // join
+}
+
+type rpcResponse struct {
+	Code  string       `json:"code,omitempty"`
+	Err   string       `json:"err,omitempty"`
+	Index uint64       `json:"index,omitempty"`
+	Stats *MemberStats `json:"stats,omitempty"`
+}
+
+func writeFrame(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 4, 4+len(b))
+	binary.BigEndian.PutUint32(buf, uint32(len(b)))
+	_, err = w.Write(append(buf, b...))
+	return err
+}
+
+func readFrame(r io.Reader, v any) error {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n > maxFrame {
+		return fmt.Errorf("%w: frame of %d bytes", errRPC, n)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%w: %w", errRPC, err)
+	}
+	return nil
+}
+
+// rpcConn is a pooled RPC connection.
+type rpcConn struct {
+	c  *tlsnet.Conn
+	rd *bufio.Reader
+}
+
+// pool keeps idle RPC connections per address.
+type pool struct {
+	net  *tlsnet.Net
+	mu   sync.Mutex
+	idle map[string][]*rpcConn
+}
+
+const maxIdle = 4
+
+// dialTimeout bounds connecting to a peer, so that a dead leader's
+// address is given up quickly while an election runs.
+const dialTimeout = 3 * time.Second
+
+func newPool(n *tlsnet.Net) *pool { return &pool{net: n, idle: map[string][]*rpcConn{}} }
+
+// get returns a live idle connection to addr or dials one.
+func (p *pool) get(ctx context.Context, addr string) (*rpcConn, error) {
+	for {
+		p.mu.Lock()
+		l := p.idle[addr]
+		if len(l) == 0 {
+			p.mu.Unlock()
+			break
+		}
+		c := l[len(l)-1]
+		p.idle[addr] = l[:len(l)-1]
+		p.mu.Unlock()
+		if alive(c) {
+			return c, nil
+		}
+		c.c.Close()
+	}
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err := p.net.Dial(dctx, addr, tlsnet.ProtoRPC)
+	if err != nil {
+		return nil, err
+	}
+	return &rpcConn{c: c, rd: bufio.NewReader(c)}, nil
+}
+
+// alive reports whether an idle connection is still open: the peer sends
+// nothing on an idle connection, so anything but a timeout means it is
+// closed.
+func alive(c *rpcConn) bool {
+	if c.rd.Buffered() > 0 {
+		return false
+	}
+	_ = c.c.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := c.rd.Peek(1)
+	_ = c.c.SetReadDeadline(time.Time{})
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func (p *pool) put(addr string, c *rpcConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle == nil || len(p.idle[addr]) >= maxIdle {
+		c.c.Close()
+		return
+	}
+	p.idle[addr] = append(p.idle[addr], c)
+}
+
+func (p *pool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.idle {
+		for _, c := range l {
+			c.c.Close()
+		}
+	}
+	p.idle = nil
+}
+
+// call sends req to addr and returns the response. sent reports whether
+// the request may have reached the peer (an error before that is safe to
+// retry).
+func (p *pool) call(ctx context.Context, addr string, req rpcRequest) (resp rpcResponse, sent bool, err error) {
+	c, err := p.get(ctx, addr)
+	if err != nil {
+		return resp, false, fmt.Errorf("%w: %w", errRPC, err)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.c.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.c.SetDeadline(time.Now()) })
+	defer stop()
+	if err := writeFrame(c.c, req); err != nil {
+		c.c.Close()
+		return resp, true, fmt.Errorf("%w: %s %s: %w", errRPC, req.Op, addr, err)
+	}
+	if err := readFrame(c.rd, &resp); err != nil {
+		c.c.Close()
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
+		}
+		return resp, true, fmt.Errorf("%w: %s %s: %w", errRPC, req.Op, addr, err)
+	}
+	if stop() {
+		_ = c.c.SetDeadline(time.Time{})
+		p.put(addr, c)
+	} else {
+		c.c.Close()
+	}
+	return resp, true, nil
+}
