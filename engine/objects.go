@@ -217,6 +217,10 @@ type ImageSet struct {
 	Generator        string `json:"generator,omitempty"`
 	RoleIgnitionDir  string `json:"role_ignition_dir,omitempty"`
 	OpenShiftInstall string `json:"openshift_install,omitempty"`
+	// BaseISO is the discovery ISO (with an Ignition embed area) that
+	// virtual-media hosts of this image set boot, customised per
+	// infra-env by engine/isoserve ("": none).
+	BaseISO string `json:"base_iso,omitempty"`
 }
 
 // DiskImage is a raw disk image on the appliance: its path, hex sha256 and

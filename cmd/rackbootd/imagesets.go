@@ -51,7 +51,7 @@ func syncImageSets(ctx context.Context, st engine.Store, sets []config.ImageSet)
 // imageSet is the engine's image set of a configured one.
 func imageSet(s config.ImageSet) engine.ImageSet {
 	is := engine.ImageSet{Name: s.Name, Version: s.Version, CPUArchitecture: s.CPUArch, Profile: s.Profile,
-		Source: engine.ImageSetSourceConfig}
+		Source: engine.ImageSetSourceConfig, BaseISO: s.BaseISO}
 	if t := s.Thresholds; t != nil {
 		is.Thresholds = &engine.Thresholds{Profile: t.Profile, Master: minimums(t.Master), Worker: minimums(t.Worker),
 			SingleNode: minimums(t.SingleNode), MemoryToleranceMiB: t.MemoryToleranceMiB}

@@ -20,6 +20,9 @@ type ImageSet struct {
 	// to them by the engine (Profile set whenever a minimum is); nil when
 	// the image set has none and its hosts get [engine] thresholds.
 	Thresholds *validation.Thresholds
+	// BaseISO is the discovery ISO served, customised per infra-env, to
+	// BMCs as virtual media ("" when unset); resolved like profile paths.
+	BaseISO string
 }
 
 type fileImageSet struct {
@@ -28,6 +31,7 @@ type fileImageSet struct {
 	CPUArch    string         `toml:"cpu_arch"`
 	Profile    string         `toml:"profile"`
 	Thresholds fileThresholds `toml:"thresholds"`
+	BaseISO    string         `toml:"base_iso"`
 }
 
 var (
@@ -70,6 +74,7 @@ func (c *checker) imageSet(base string, f fileImageSet, names map[string]Pos) (I
 		ok = false
 	}
 	ok = c.imageSetProfile(base+".profile", f.Profile) && ok
+	is.BaseISO = c.file(base+".base_iso", f.BaseISO, false)
 	if c.ix.has(base + ".thresholds") {
 		o, good := c.thresholdOverride(base+".thresholds", f.Thresholds)
 		is.Thresholds, ok = &o, ok && good
