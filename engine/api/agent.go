@@ -72,6 +72,14 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if exists && old.InfraEnvID != ieID {
 		return fmt.Errorf("%w: host %s is registered in another infra-env", ErrConflict, p.HostID)
 	}
+	if exists {
+		if done, err := s.reRegistered(r.Context(), old); err != nil || done {
+			if err != nil {
+				return err
+			}
+			return s.writeRegistration(w, ieID, old.ID, version)
+		}
+	}
 	if exists && slices.Contains(installingStatuses(), old.Status) {
 		return fmt.Errorf("%w: host %s is %s and cannot register again", ErrConflict, p.HostID, old.Status)
 	}
@@ -151,6 +159,12 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	}
 	steps := models.Steps{Instructions: []*models.Step{}, NextInstructionSeconds: DefaultPollSeconds,
 		PostStepAction: models.PostStepActionContinue}
+	if h.Status == models.HostStatusResetting {
+		// A reset host registers again and starts over in discovery.
+		steps.PostStepAction = models.PostStepActionExit
+		writeJSON(w, http.StatusOK, steps)
+		return nil
+	}
 	if len(h.Inventory) == 0 {
 		steps.Instructions = append(steps.Instructions, &models.Step{
 			StepType: models.StepTypeInventory, StepID: stepID(models.StepTypeInventory), Args: []string{id}})
@@ -160,6 +174,13 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	steps.Instructions = append(steps.Instructions, periodic...)
+	inst, err := s.installStep(ctx, h)
+	if err != nil {
+		return err
+	}
+	if inst != nil {
+		steps.Instructions = append(steps.Instructions, inst)
+	}
 	writeJSON(w, http.StatusOK, steps)
 	return nil
 }

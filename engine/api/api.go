@@ -176,7 +176,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // allowed lists the methods r's path has.
 func (s *server) allowed(r *http.Request) []string {
 	var out []string
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		c := r.Clone(r.Context())
 		c.Method = m
 		if _, p := s.mux.Handler(c); p != "" {

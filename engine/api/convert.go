@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -116,6 +117,13 @@ func (s *server) hostOut(h engine.Host) *Host {
 			StageStartedAt:         dt(h.Progress.StageStartedAt), StageUpdatedAt: dt(h.Progress.StageUpdatedAt),
 		},
 	}}
+	if h.Progress.CurrentStage != "" || slices.Contains(engine.HostInstalling(), h.Status) {
+		out.ProgressStages = engine.InstallStages()
+	}
+	out.Bootstrap, out.IgnitionConfigOverrides = h.Bootstrap, h.IgnitionOverride
+	if h.Day2 {
+		out.Kind = models.HostKindAddToExistingClusterHost
+	}
 	if inv := s.inv.get(h); inv != nil {
 		for _, d := range inv.Disks {
 			if d != nil && d.ID != "" && d.ID == h.InstallationDiskID {

@@ -31,6 +31,7 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 	hc := &validation.HostCluster{
 		Name: c.Name, BaseDomain: c.BaseDomain, MachineNetworks: c.MachineNetworks,
 		ServiceNetworks: c.ServiceNetworks, SingleNode: c.ControlPlaneCount == 1,
+		Day2: c.Status == engine.ClusterStatusAddingHosts || c.Status == engine.ClusterStatusInstalled,
 	}
 	for _, n := range c.ClusterNetworks {
 		hc.ClusterNetworks = append(hc.ClusterNetworks, n.CIDR)

@@ -133,6 +133,13 @@ func (s *server) hostPatch(h engine.Host, p HostUpdateParams) (engine.HostPatch,
 		patch.RequestedHostname = p.HostName
 		changes = append(changes, "hostname set to "+*p.HostName)
 	}
+	if p.IgnitionConfigOverrides != nil {
+		if err := checkHostOverride(*p.IgnitionConfigOverrides); err != nil {
+			return patch, nil, err
+		}
+		patch.IgnitionOverride = p.IgnitionConfigOverrides
+		changes = append(changes, "ignition config overrides set")
+	}
 	if p.Approved != nil {
 		patch.Approved = p.Approved
 		changes = append(changes, fmt.Sprintf("approved set to %t", *p.Approved))

@@ -16,6 +16,7 @@ const (
 	admin                  // the admin bearer token only
 	infraEnv               // the admin, or an agent token of the path's infra-env
 	download               // infraEnv, or an image token (image_token) of the path's infra-env
+	progress               // infraEnv, or the host-scoped token of the path's host
 )
 
 // handlerFunc serves an authenticated request; a returned error is
@@ -42,6 +43,17 @@ func (s *server) routes() []route {
 		{http.MethodPatch, "/clusters/{cluster_id}", admin, 201, s.updateCluster},
 		{http.MethodDelete, "/clusters/{cluster_id}", admin, 204, s.deleteCluster},
 		{http.MethodPost, "/clusters/{cluster_id}/actions/install", admin, 202, s.installCluster},
+		{http.MethodPost, "/clusters/{cluster_id}/actions/cancel", admin, 202, s.cancelInstallation},
+		{http.MethodPost, "/clusters/{cluster_id}/actions/reset", admin, 202, s.resetCluster},
+		{http.MethodPost, "/clusters/{cluster_id}/actions/allow-add-workers", admin, 202, s.allowAddWorkers},
+		{http.MethodGet, "/clusters/{cluster_id}/manifests", admin, 200, s.listManifests},
+		{http.MethodPost, "/clusters/{cluster_id}/manifests", admin, 201, s.createManifest},
+		{http.MethodDelete, "/clusters/{cluster_id}/manifests", admin, 204, s.deleteManifest},
+		{http.MethodGet, "/clusters/{cluster_id}/install-config", admin, 200, s.getInstallConfig},
+		{http.MethodPatch, "/clusters/{cluster_id}/install-config", admin, 201, s.updateInstallConfig},
+		{http.MethodGet, "/clusters/{cluster_id}/credentials", admin, 200, s.credentials},
+		{http.MethodGet, "/clusters/{cluster_id}/downloads/credentials", admin, 200, s.downloadCredentials},
+		{http.MethodGet, "/clusters/{cluster_id}/downloads/files", admin, 200, s.downloadClusterFile},
 		{http.MethodGet, "/infra-envs", admin, 200, s.listInfraEnvs},
 		{http.MethodPost, "/infra-envs", admin, 201, s.createInfraEnv},
 		{http.MethodGet, "/infra-envs/{infra_env_id}", infraEnv, 200, s.getInfraEnv},
@@ -56,7 +68,10 @@ func (s *server) routes() []route {
 		{http.MethodDelete, "/infra-envs/{infra_env_id}/hosts/{host_id}", admin, 204, s.deleteHost},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind", admin, 200, s.bindHost},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind", admin, 200, s.unbindHost},
+		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/install", admin, 202, s.installHost},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 200, s.nextSteps},
+		{http.MethodPut, "/infra-envs/{infra_env_id}/hosts/{host_id}/progress", progress, 200, s.updateProgress},
+		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/downloads/ignition", infraEnv, 200, s.downloadHostIgnition},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 204, s.stepReply},
 		{http.MethodGet, "/events", admin, 200, s.listEvents},
 		{http.MethodGet, "/signing-keys", admin, 200, keys.list},
@@ -122,6 +137,9 @@ func (s *server) wrap(rt route) http.Handler {
 func (s *server) authorize(r *http.Request, a access) (auth.Principal, error) {
 	if a == public {
 		return auth.Principal{}, nil
+	}
+	if a == progress {
+		return s.authorizeProgress(r)
 	}
 	if a == download {
 		if p, ok, err := s.imageToken(r); ok {

@@ -52,6 +52,9 @@ type HostCluster struct {
 	ClusterNetworks []string
 	ServiceNetworks []string
 	SingleNode      bool
+	// Day2: the cluster is installed and takes day-2 hosts, which need no
+	// connectivity to the installed ones.
+	Day2 bool
 	// UserManagedNetworking: the user runs the load balancers and DNS.
 	UserManagedNetworking bool
 	// HostCount is the number of hosts in the cluster, this one included.

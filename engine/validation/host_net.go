@@ -85,6 +85,8 @@ func checkMajorityGroup(h HostFacts, _ Thresholds) Result {
 		return hidden(id, "")
 	case h.Cluster.SingleNode:
 		return result(id, StatusSuccess, "Host has connectivity to the majority of hosts in the cluster")
+	case h.Cluster.Day2:
+		return result(id, StatusSuccess, "Day2 host is not required to be connected to other hosts in the cluster")
 	case h.Cluster.MajorityGroups == nil:
 		return result(id, StatusPending, "Machine Network CIDR or Connectivity Majority Groups missing")
 	}
