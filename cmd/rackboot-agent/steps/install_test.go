@@ -58,6 +58,7 @@ type installEnv struct {
 	image  []byte
 	config string
 	srv    *httptest.Server
+	url    string // the service's and image server's base URL
 	logs   bytes.Buffer
 	logMu  sync.Mutex
 	mu     sync.Mutex
@@ -71,7 +72,19 @@ type installEnv struct {
 
 func newInstallEnv(t *testing.T, image []byte, config string) *installEnv {
 	e := &installEnv{t: t, image: image, config: config}
+	e.srv = httptest.NewServer(e.handler(nil))
+	e.url = e.srv.URL
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// handler serves the image, the Ignition and progress; other requests go
+// to rest (nil: 404).
+func (e *installEnv) handler(rest http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	if rest != nil {
+		mux.Handle("/", rest)
+	}
 	mux.HandleFunc("GET /images/disk.img", e.serveImage)
 	mux.HandleFunc("GET "+ignitionPath, func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Secret-Key") != installToken {
@@ -81,9 +94,7 @@ func newInstallEnv(t *testing.T, image []byte, config string) *installEnv {
 		_ = json.NewEncoder(w).Encode(models.HostIgnitionParams{Config: e.config})
 	})
 	mux.HandleFunc("PUT "+progressPath, e.progress)
-	e.srv = httptest.NewServer(mux)
-	t.Cleanup(e.srv.Close)
-	return e
+	return mux
 }
 
 func (e *installEnv) serveImage(w http.ResponseWriter, r *http.Request) {
@@ -138,8 +149,8 @@ func (e *installEnv) device(size int) (string, []byte) {
 func (e *installEnv) args(dev string, mod func(*models.InstallStepArgs)) []string {
 	sum := sha256.Sum256(e.image)
 	a := models.InstallStepArgs{Role: "master", ClusterID: "c0ffee00-1111-4222-8333-444455556666", HostID: installHost,
-		InfraEnvID: installInfraEnv, BootDevice: dev, ImageURL: e.srv.URL + "/images/disk.img",
-		ImageSHA256: hex.EncodeToString(sum[:]), ImageSize: int64(len(e.image)), IgnitionURL: e.srv.URL + ignitionPath,
+		InfraEnvID: installInfraEnv, BootDevice: dev, ImageURL: e.url + "/images/disk.img",
+		ImageSHA256: hex.EncodeToString(sum[:]), ImageSize: int64(len(e.image)), IgnitionURL: e.url + ignitionPath,
 		InstallerArgs: []string{"--copy-network"}}
 	if mod != nil {
 		mod(&a)
@@ -154,7 +165,7 @@ func (e *installEnv) args(dev string, mod func(*models.InstallStepArgs)) []strin
 // run runs the install step through the runner, as the agent does.
 func (e *installEnv) run(args []string) *models.StepReply {
 	e.t.Helper()
-	client, err := protocol.New(protocol.Config{URL: e.srv.URL, InfraEnvID: installInfraEnv, Token: installToken, AgentVersion: "test"})
+	client, err := protocol.New(protocol.Config{URL: e.url, InfraEnvID: installInfraEnv, Token: installToken, AgentVersion: "test"})
 	if err != nil {
 		e.t.Fatal(err)
 	}

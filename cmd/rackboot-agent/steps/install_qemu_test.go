@@ -1,0 +1,171 @@
+package steps
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cavaliergopher/cpio"
+
+	"github.com/rackboot/rackboot/cmd/rackboot-agent/internal/fakesvc"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/netns"
+	"github.com/rackboot/rackboot/testbed/qemu"
+)
+
+// installVMInit is the VM's /init: virtio modules, a static address on the
+// test bridge, then the real rackboot-agent. A reboot (what the agent does
+// after a successful install) ends QEMU (-no-reboot) before the marker.
+const installVMInit = `#!/bin/busybox sh
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+dmesg -n 1
+for m in %s; do insmod /lib/modules/$m.ko; done
+i=0
+while { [ ! -e /sys/class/net/eth0 ] || [ ! -e /sys/block/vda ]; } && [ $i -lt 200 ]; do usleep 50000; i=$((i + 1)); done
+ip link set lo up
+ip link set eth0 up
+ip addr add 192.0.2.10/24 dev eth0
+RACKBOOT_TOKEN=%s /rackboot-agent --url http://192.0.2.1:8090 --infra-env-id %s --host-id %s
+echo RACKBOOT-INSTALL-AGENT-EXIT $?
+poweroff -f
+`
+
+// TestInstallInQEMU runs the real rackboot-agent binary in a QEMU VM
+// against a loopback-only service in a network namespace: it gets an
+// install step, writes the disk image and the Ignition to /dev/vda (a file
+// on this machine), reports the stages and reboots the VM. Needs
+// RACKBOOT_E2E=1 and root; run it under the QEMU lock:
+//
+//	flock /tmp/rackboot-qemu.lock env RACKBOOT_E2E=1 go test -run TestInstallInQEMU ./cmd/rackboot-agent/steps
+func TestInstallInQEMU(t *testing.T) {
+	if os.Getenv("RACKBOOT_E2E") != "1" {
+		t.Skip("set RACKBOOT_E2E=1 to boot a QEMU VM")
+	}
+	if err := netns.Available(); err != nil {
+		t.Skip(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cache, err := image.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := image.Build(ctx, cache)
+	if err != nil {
+		t.Fatalf("build test image: %v", err)
+	}
+	initrd := installInitrd(ctx, t, art.Initrd)
+
+	ns, err := netns.New(ctx, "rbinst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+	if err := ns.AddBridge(ctx, "br0", "192.0.2.1/24"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.AddTap(ctx, "tap0", "br0"); err != nil {
+		t.Fatal(err)
+	}
+	var ln net.Listener
+	if err := ns.Do(func() (err error) { ln, err = net.Listen("tcp", "192.0.2.1:8090"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	svc := fakesvc.New(installInfraEnv, installToken)
+	e := &installEnv{t: t, image: testImage(), config: testConfig(1000), url: "http://192.0.2.1:8090"}
+	srv := &http.Server{Handler: e.handler(svc.Handler()), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	svc.Push(models.Steps{Instructions: []*models.Step{{StepID: "install-00000001", StepType: models.StepTypeInstall,
+		Args: e.args("/dev/vda", nil)}}})
+
+	dir := t.TempDir()
+	disk := filepath.Join(dir, "vda.img")
+	if err := os.WriteFile(disk, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(disk, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	vm, err := qemu.Start(ctx, ns, qemu.Config{Firmware: qemu.BIOS, MAC: "52:54:00:77:00:01", Tap: "tap0", Dir: dir,
+		Disk: disk, Boot: qemu.BootDisk, NoReboot: true, MemoryMB: 512,
+		Extra: []string{"-kernel", art.Kernel, "-initrd", initrd, "-append", "console=ttyS0 panic=-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vm.Wait(ctx); err != nil {
+		t.Fatalf("qemu: %v\nconsole:\n%s", err, vm.ConsoleTail(60))
+	}
+	console := vm.Console()
+	if strings.Contains(console, "RACKBOOT-INSTALL-AGENT-EXIT") || !strings.Contains(console, "reboot: Restarting system") {
+		t.Fatalf("the agent did not reboot the VM:\n%s", qemu.Tail(console, 60))
+	}
+	if strings.Contains(console, installToken) || strings.Contains(console, ignitionSecret) {
+		t.Errorf("a secret reached the console")
+	}
+	checkInstalled(t, readFile(t, disk), e.image, e.config, 0)
+	checkProgress(t, e)
+	replies := svc.Replies()
+	if len(replies) != 1 || replies[0].StepID != "install-00000001" || replies[0].ExitCode != 0 {
+		t.Fatalf("step replies %+v", replies)
+	}
+	var res InstallResult
+	if err := json.Unmarshal([]byte(replies[0].Output), &res); err != nil || !res.Reboot || res.BootDevice != "/dev/vda" {
+		t.Fatalf("install output %q: %v", replies[0].Output, err)
+	}
+}
+
+// installInitrd is the test image's initrd plus /init and the agent.
+func installInitrd(ctx context.Context, t *testing.T, base string) string {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rackboot-agent")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/rackboot/rackboot/cmd/rackboot-agent")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build rackboot-agent: %v\n%s", err, out)
+	}
+	exe := readFile(t, bin)
+	var buf bytes.Buffer
+	buf.Write(readFile(t, base))
+	zw := gzip.NewWriter(&buf)
+	cw := cpio.NewWriter(zw)
+	script := fmt.Sprintf(installVMInit, strings.Join(image.Modules(), " "), installToken, installInfraEnv, installHost)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"init", []byte(script)}, {"rackboot-agent", exe}} {
+		if err := cw.WriteHeader(&cpio.Header{Name: f.name, Mode: cpio.TypeReg | 0o755, Size: int64(len(f.data))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cw.Write(f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "initrd")
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
