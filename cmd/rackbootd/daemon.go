@@ -37,6 +37,7 @@ type daemon struct {
 	chooser *chain            // sel, then the profile catalog
 	api     http.Handler      // the assisted-installer API, guarded
 	apiOpts api.Options
+	bmh     bmhParts // BMC credentials sealer, discovery ISOs (bmh.go)
 
 	dhcp      *dhcp.Server // nil when dhcp.mode is off
 	dhcpConns []net.PacketConn

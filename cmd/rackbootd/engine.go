@@ -36,6 +36,7 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	sel, err := bootsel.New(bootsel.Options{
 		Store: d.store, Keys: keys, ServiceURL: d.cfg.BaseURL(),
 		Settings: selSettings(d.cfg), Log: d.log.With("service", "bootsel"),
+		Labels: engine.BMHLabeler{},
 	})
 	if err != nil {
 		return fmt.Errorf("boot selector: %w", err)
@@ -51,6 +52,9 @@ func (d *daemon) newEngine(ctx context.Context) error {
 		ServiceURL: d.cfg.BaseURL(), BootURL: d.cfg.BaseURL(),
 		Thresholds: func(*engine.Model, string) validation.Thresholds { return thresholds },
 		Log:        d.log.With("service", "api"),
+	}
+	if err := d.newBMH(); err != nil {
+		return err
 	}
 	h, err := api.New(d.apiOpts)
 	if err != nil {
@@ -76,8 +80,9 @@ func selSettings(cfg *config.Config) bootsel.Settings {
 }
 
 // runEngine starts the selector's MAC index and, on the leader, the host
-// monitor; both end with ctx.
+// monitor and the BareMetalHost controller; all end with ctx.
 func (d *daemon) runEngine(ctx context.Context) {
+	d.runBMH(ctx)
 	d.wg.Add(2)
 	go func() {
 		defer d.wg.Done()

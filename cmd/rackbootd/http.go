@@ -32,6 +32,7 @@ func (d *daemon) newHTTP() error {
 	})
 	mux.HandleFunc("GET /metrics", d.serveMetrics)
 	d.mountAPI(mux)
+	d.mountBMH(mux)
 	mux.Handle("/", boot)
 	ln, err := net.Listen("tcp", d.cfg.Server.HTTPListen)
 	if err != nil {

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/bmhctl"
+	"github.com/rackboot/rackboot/engine/isoserve"
+)
+
+// bmhParts are the BareMetalHost parts of the daemon: the sealer of BMC
+// credentials (its key in data_dir), the discovery ISO server and the
+// options of the leader-only controller.
+type bmhParts struct {
+	sealer *engine.Sealer
+	iso    *isoserve.Server
+}
+
+// newBMH loads (or creates) the credentials sealing key, hands it to the
+// API and builds the ISO server over the boot selector's configs. It runs
+// in newEngine, before the API is built.
+func (d *daemon) newBMH() error {
+	sealer, err := engine.LoadOrCreateSealer(d.cfg.Server.DataDir)
+	if err != nil {
+		return fmt.Errorf("BMC credentials key: %w", err)
+	}
+	srv, err := isoserve.New(isoserve.Options{
+		Store: d.store, Keys: d.apiOpts.Keys, BaseURL: d.cfg.BaseURL(), Ignition: d.sel,
+		Log: d.log.With("service", "iso"),
+	})
+	if err != nil {
+		return fmt.Errorf("discovery ISO server: %w", err)
+	}
+	d.bmh = bmhParts{sealer: sealer, iso: srv}
+	d.apiOpts.Sealer = sealer
+	return nil
+}
+
+// mountBMH adds the discovery ISOs to the boot HTTP server's mux.
+func (d *daemon) mountBMH(mux *http.ServeMux) {
+	if d.bmh.iso != nil {
+		mux.Handle(isoserve.Pattern, d.bmh.iso)
+	}
+}
+
+// runBMH runs the BareMetalHost controller while this node leads, its
+// writes fenced to the term it leads in.
+func (d *daemon) runBMH(ctx context.Context) {
+	if d.bmh.sealer == nil {
+		return
+	}
+	log := d.log.With("service", "bmh")
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+			ctl, err := bmhctl.New(bmhctl.Options{
+				Store: engine.Fence(d.store), Images: d.bmh.iso, Unseal: d.bmh.sealer.Open, Log: log,
+			})
+			if err != nil {
+				log.Error("baremetal host controller", "err", err)
+				return
+			}
+			log.Info("baremetal host controller started")
+			ctl.Run(ctx)
+		})
+	}()
+}
