@@ -73,7 +73,7 @@ func (s *Selector) decide(m *engine.Model, ix *macIndex, cur *settings, k macKey
 	if h, ok := registeredHost(m, ix, k); ok {
 		if ie, ok := m.InfraEnv(h.InfraEnvID); ok {
 			return Decision{InfraEnvID: ie.ID, InfraEnvName: ie.Name, Source: SourceHost, HostID: h.ID,
-				Installed: installed(h.Status)}, true
+				Installed: installed(h)}, true
 		}
 	}
 	try := []struct {
@@ -121,9 +121,13 @@ func registeredHost(m *engine.Model, ix *macIndex, k macKey) (engine.Host, bool)
 }
 
 // installed reports whether a host's disk holds the installed OS, so its
-// boot script exits to the next boot device (boot-order control).
-func installed(status string) bool {
-	return status == models.HostStatusInstalled || status == models.HostStatusAddedToExistingCluster
+// boot script exits to the next boot device (boot-order control): it is
+// installed, or its installation reached the stage Rebooting (or a later
+// one), when the image and its Ignition are on the disk. A reset clears
+// the stage, and the host boots discovery again.
+func installed(h engine.Host) bool {
+	return h.Status == models.HostStatusInstalled || h.Status == models.HostStatusAddedToExistingCluster ||
+		engine.PastRebooting(h.Progress.CurrentStage)
 }
 
 // nmstateInfraEnv is the infra-env selecting an NMState config that lists

@@ -5,8 +5,9 @@
 // Which infra-env a MAC boots, first match wins (Decide):
 //
 //  1. a registered host whose inventory lists the MAC: its infra-env, and
-//     exit (boot from disk) when the host is installed or
-//     added-to-existing-cluster;
+//     exit (boot from disk) when the host is installed,
+//     added-to-existing-cluster, or its installation reached the stage
+//     Rebooting or a later one (boot-order control);
 //  2. a Reservation naming an infra-env (the daemon's DHCP reservations);
 //  3. an NMState config listing the MAC that exactly one infra-env selects
 //     with its static network selector;

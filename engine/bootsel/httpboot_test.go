@@ -18,6 +18,7 @@ import (
 	"github.com/rackboot/rackboot/boot/httpboot"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/bootsel"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // serve puts a real boot/httpboot handler in front of e's Selector.
@@ -186,4 +187,58 @@ func TestHTTPBootInfraEnvChangeReachesNextInitrd(t *testing.T) {
 		t.Fatal("the initrd after the SSH key change does not carry the new key")
 	}
 	checkAgentConf(t, e, ign, ieA)
+}
+
+// Boot-order control: once the installation reached Rebooting (the image
+// and Ignition are on the disk) the script says exit; before, and after a
+// reset, the host boots discovery.
+func TestHTTPBootRebootingHostExits(t *testing.T) {
+	e := newEnv(t, nil)
+	srv := serve(t, e)
+	script := func() []byte {
+		code, s := get(t, srv, "/boot/"+hexhyp(hostMAC)+"/script.ipxe")
+		if code != http.StatusOK {
+			t.Fatalf("script: %d %s", code, s)
+		}
+		return s
+	}
+	stage := func(s string) {
+		e.apply(t, &engine.UpdateHost{ID: hostA, Patch: engine.HostPatch{Progress: &engine.Progress{CurrentStage: s}}})
+	}
+	stage(string(models.HostStageWritingImageToDisk))
+	if s := script(); bytes.Contains(s, []byte("exit")) {
+		t.Fatalf("a host writing its disk exits:\n%s", s)
+	}
+	for _, st := range []models.HostStage{models.HostStageRebooting, models.HostStageConfiguring, models.HostStageDone} {
+		stage(string(st))
+		golden(t, "rebooting-host.ipxe", script())
+	}
+	stage("")
+	if s := script(); bytes.Contains(s, []byte("exit")) {
+		t.Fatalf("a reset host exits:\n%s", s)
+	}
+}
+
+// The selector serves an image set's disk image to the boot server.
+func TestHTTPBootDiskImage(t *testing.T) {
+	e := newEnv(t, nil)
+	data := []byte("a raw disk image")
+	path := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.apply(t, &engine.PutImageSet{ImageSet: engine.ImageSet{Name: "os-2", Profile: "p",
+		DiskImage: engine.DiskImage{Path: path, SHA256: "abc", Size: int64(len(data))}}})
+	h, err := httpboot.New(httpboot.Options{BaseURL: "http://10.0.0.1:8080", Boot: e.sel, Images: e.sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	if code, body := get(t, srv, "/images/os-2/disk.img"); code != http.StatusOK || !bytes.Equal(body, data) {
+		t.Errorf("disk image: %d %q", code, body)
+	}
+	if code, _ := get(t, srv, "/images/nope/disk.img"); code != http.StatusNotFound {
+		t.Errorf("unknown image set: %d", code)
+	}
 }

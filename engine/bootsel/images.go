@@ -1,0 +1,24 @@
+package bootsel
+
+import (
+	"context"
+
+	"github.com/rackboot/rackboot/boot/httpboot"
+	"github.com/rackboot/rackboot/engine"
+)
+
+var _ httpboot.DiskImages = (*Selector)(nil)
+
+// DiskImage implements httpboot.DiskImages: the disk image the image set
+// named name installs (false: no such image set, or it has none).
+func (s *Selector) DiskImage(_ context.Context, name string) (httpboot.DiskImage, bool) {
+	var (
+		is engine.ImageSet
+		ok bool
+	)
+	s.opts.Store.Read(func(m *engine.Model) { is, ok = m.ImageSet(name) })
+	if !ok || is.DiskImage.Path == "" {
+		return httpboot.DiskImage{}, false
+	}
+	return httpboot.DiskImage{Path: is.DiskImage.Path, SHA256: is.DiskImage.SHA256, Size: is.DiskImage.Size}, true
+}
