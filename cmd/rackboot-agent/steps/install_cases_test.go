@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -242,5 +243,46 @@ func TestInstallBadArguments(t *testing.T) {
 	rep := r.Run(t.Context(), &models.Step{StepID: "install-2", StepType: models.StepTypeInstall, Args: e.args("/dev/vda", nil)})
 	if rep.ExitCode != ExitFailed || !strings.Contains(rep.Error, "no service connection") {
 		t.Fatalf("without a service: %+v", rep)
+	}
+}
+
+func TestInstallRestartsWhenServerIgnoresRange(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	e.dropAfter, e.after = 3<<20, "ignore-range"
+	dev, _ := e.device(len(e.image))
+	if rep := e.run(e.args(dev, nil)); rep.ExitCode != 0 {
+		t.Fatalf("reply %+v", rep)
+	}
+	checkInstalled(t, readFile(t, dev), e.image, e.config, 0x5a)
+	if len(e.ranges) != 2 || e.ranges[1] == "" {
+		t.Fatalf("image requests' Range headers %q", e.ranges)
+	}
+}
+
+func TestInstallResumesStalledDownload(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	e.dropAfter, e.after, e.stall = 1<<20, "stall", time.Second
+	dev, _ := e.device(len(e.image))
+	if rep := e.run(e.args(dev, nil)); rep.ExitCode != 0 {
+		t.Fatalf("reply %+v", rep)
+	}
+	checkInstalled(t, readFile(t, dev), e.image, e.config, 0x5a)
+	// A loaded machine may stall a later request too; the first three
+	// are the drop, the stall and the resumption after it.
+	want := []string{"", "bytes=1048576-", "bytes=1052672-"}
+	if len(e.ranges) < 3 || !slices.Equal(e.ranges[:3], want) {
+		t.Fatalf("image requests' Range headers %q, want %q first", e.ranges, want)
+	}
+}
+
+func TestInstallGivesUpAndWipes(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	e.dropAfter, e.after = 2<<20, "503"
+	dev, _ := e.device(8 << 20)
+	rep := e.run(e.args(dev, nil))
+	failed(t, e, rep, "downloading the disk image failed 6 times in a row: image server answered 503 Service Unavailable")
+	checkWiped(t, readFile(t, dev), len(e.image))
+	if len(e.ranges) != 7 {
+		t.Fatalf("%d image requests, want 1 + 6 attempts", len(e.ranges))
 	}
 }

@@ -27,3 +27,22 @@ func FuzzInstallArgs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzContentRange: the Content-Range header of a resumed download.
+func FuzzContentRange(f *testing.F) {
+	f.Add("bytes 1048576-4194303/4194304")
+	f.Add("bytes 0-0/*")
+	f.Add("bytes -1-5/3")
+	f.Fuzz(func(t *testing.T, v string) {
+		start, total, err := parseContentRange(v)
+		if err != nil {
+			if !errors.Is(err, ErrParse) {
+				t.Fatalf("error %v does not wrap ErrParse", err)
+			}
+			return
+		}
+		if start < 0 || (total != -1 && total <= start) {
+			t.Fatalf("%q: start %d total %d", v, start, total)
+		}
+	})
+}

@@ -38,9 +38,10 @@ func (in *installer) writeImage(ctx context.Context) (string, error) {
 			return "", err
 		}
 		if in.written > before {
-			failures = 0
+			failures = 0 // progress: resume at once
+		} else {
+			failures++
 		}
-		failures++
 		if failures > imageRetries {
 			return "", fail(ErrImage, err, "downloading the disk image failed %d times in a row", failures)
 		}
@@ -160,7 +161,7 @@ func (s *imageStream) learnTotal(total int64) error {
 	if total > s.in.devSize {
 		return final(ErrDevice, nil, "disk image is %d bytes, larger than boot device %s (%d bytes)", total, s.in.args.BootDevice, s.in.devSize)
 	}
-	s.total = total
+	s.total, s.in.total = total, total
 	return nil
 }
 

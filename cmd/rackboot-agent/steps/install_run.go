@@ -71,8 +71,9 @@ type installer struct {
 	log     *slog.Logger
 	dev     *os.File
 	devSize int64
-	touched bool // a byte of the device was written
-	written int64
+	touched bool  // a byte of the device was written
+	written int64 // bytes of the image written so far
+	total   int64 // the image's length once the server said it
 	lastPct int
 	lastAt  time.Time
 }
@@ -226,7 +227,7 @@ func (in *installer) abort(ctx context.Context, err error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failureReportTimeout)
 	defer cancel()
 	if in.touched {
-		if werr := wipeGPT(in.dev, in.devSize, in.written); werr != nil {
+		if werr := wipeGPT(in.dev, in.devSize, max(in.total, in.args.ImageSize, in.written)); werr != nil {
 			in.log.Error("could not wipe the partition tables of a failed install", "device", in.args.BootDevice, "err", werr)
 		}
 	}

@@ -68,6 +68,11 @@ type installEnv struct {
 	dropAfter int
 	// refuseProgress answers progress reports with this status when set.
 	refuseProgress int
+	// after is how image requests after the first dropped one are served:
+	// "" with Range support, "ignore-range" as a whole, "stall" by
+	// sending part and then nothing, "503" with that status.
+	after string
+	stall time.Duration // Deps.ImageStallTimeout
 }
 
 func newInstallEnv(t *testing.T, image []byte, config string) *installEnv {
@@ -100,7 +105,7 @@ func (e *installEnv) handler(rest http.Handler) http.Handler {
 func (e *installEnv) serveImage(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	e.ranges = append(e.ranges, r.Header.Get("Range"))
-	first, drop := len(e.ranges) == 1, e.dropAfter
+	first, drop, n := len(e.ranges) == 1, e.dropAfter, len(e.ranges)
 	e.mu.Unlock()
 	w.Header().Set("ETag", `"disk-v1"`)
 	if first && drop > 0 {
@@ -108,6 +113,23 @@ func (e *installEnv) serveImage(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", fmt.Sprint(len(e.image)))
 		_, _ = w.Write(e.image[:drop])
 		panic(http.ErrAbortHandler)
+	}
+	switch {
+	case first:
+	case e.after == "ignore-range":
+		_, _ = w.Write(e.image)
+		return
+	case e.after == "503":
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	case e.after == "stall" && n == 2:
+		w.Header().Set("Content-Length", fmt.Sprint(len(e.image)-drop))
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", drop, len(e.image)-1, len(e.image)))
+		w.WriteHeader(http.StatusPartialContent)
+		_, _ = w.Write(e.image[drop : drop+4096])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // until the client gives up on the stalled body
+		return
 	}
 	http.ServeContent(w, r, "disk.img", time.Time{}, bytes.NewReader(e.image))
 }
@@ -169,7 +191,8 @@ func (e *installEnv) run(args []string) *models.StepReply {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	r := NewRunner(Deps{Install: client, Log: slog.New(slog.NewTextHandler(e, nil)), InstallRetryWait: time.Millisecond})
+	r := NewRunner(Deps{Install: client, Log: slog.New(slog.NewTextHandler(e, nil)), InstallRetryWait: time.Millisecond,
+		ImageStallTimeout: e.stall})
 	rep := r.Run(context.Background(), &models.Step{StepID: "install-1", StepType: models.StepTypeInstall, Args: args})
 	e.mu.Lock()
 	defer e.mu.Unlock()
