@@ -286,3 +286,19 @@ func TestInstallGivesUpAndWipes(t *testing.T) {
 		t.Fatalf("%d image requests, want 1 + 6 attempts", len(e.ranges))
 	}
 }
+
+func TestInstallArgsAcceptUnknownFields(t *testing.T) {
+	// Upstream's InstallCmdRequest fields this agent does not use.
+	arg := `{"role":"bootstrap","cluster_id":"c","host_id":"0d8e5b2a-aaaa-bbbb-cccc-ddddeeeeffff","infra_env_id":"i",` +
+		`"boot_device":"/dev/disk/by-path/pci-0000:00:05.0","installer_args":["--append-karg","ip=dhcp"],` +
+		`"mco_image":"quay.io/x","must_gather_image":"{}","openshift_version":"4.16","check_cvo":true,` +
+		`"image_url":"https://10.0.0.1/images/ocp/disk.img","image_sha256":"` + strings.Repeat("AB", 32) + `","ignition_url":"/x"}`
+	a, err := parseInstallArgs([]string{arg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Role != "bootstrap" || a.BootDevice != "/dev/disk/by-path/pci-0000:00:05.0" || a.ImageSHA256 != strings.Repeat("ab", 32) ||
+		len(a.InstallerArgs) != 2 || a.ImageSize != 0 || a.ExternalReboot {
+		t.Fatalf("%+v", a)
+	}
+}

@@ -20,7 +20,7 @@ import (
 
 // Retry bounds of the install step.
 const (
-	stageAttempts        = 4 // a stage report is tried this often
+	stageAttempts        = 7 // a stage report is tried this often (about a minute of waits)
 	ignitionAttempts     = 4
 	imageRetries         = 5 // consecutive failed download attempts without progress
 	progressStepPercent  = 5
@@ -28,6 +28,7 @@ const (
 	defaultRetryWait     = time.Second
 	defaultStallTimeout  = time.Minute
 	reportTimeout        = 30 * time.Second
+	percentTimeout       = 5 * time.Second // a percentage is not worth stalling the download
 	failureReportTimeout = time.Minute
 )
 
@@ -163,7 +164,7 @@ func (in *installer) stage(ctx context.Context, st models.HostStage, info string
 		if err = in.wait(ctx, attempt); err != nil {
 			break
 		}
-		if err = in.report(ctx, st, info); err == nil || protocol.IsPermanent(err) {
+		if err = in.report(ctx, reportTimeout, st, info); err == nil || protocol.IsPermanent(err) {
 			break
 		}
 	}
@@ -174,8 +175,8 @@ func (in *installer) stage(ctx context.Context, st models.HostStage, info string
 	return nil
 }
 
-func (in *installer) report(ctx context.Context, st models.HostStage, info string) error {
-	ctx, cancel := context.WithTimeout(ctx, reportTimeout)
+func (in *installer) report(ctx context.Context, timeout time.Duration, st models.HostStage, info string) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return in.deps.Install.PutProgress(ctx, in.args.HostID, models.HostProgress{CurrentStage: st, ProgressInfo: info})
 }
@@ -192,7 +193,7 @@ func (in *installer) percent(ctx context.Context, pct int) error {
 		return nil
 	}
 	in.lastPct, in.lastAt = pct, now
-	err := in.report(ctx, models.HostStageWritingImageToDisk, fmt.Sprintf("%d%%", pct))
+	err := in.report(ctx, percentTimeout, models.HostStageWritingImageToDisk, fmt.Sprintf("%d%%", pct))
 	if protocol.IsPermanent(err) {
 		return final(ErrInstall, err, "the service refused a progress report")
 	}
