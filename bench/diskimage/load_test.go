@@ -44,7 +44,7 @@ func TestLoadChecksEveryBody(t *testing.T) {
 }
 
 func TestReportRatio(t *testing.T) {
-	rep := newReport(options{command: "bench/run.sh diskimage", clients: 50, sizeMiB: 256, rounds: 2, hash: true},
+	rep := newReport(options{command: "bench/run.sh diskimage", clients: 50, sizeMiB: 256, rounds: 2, hash: true, route: routeKernel},
 		image{sha256: strings.Repeat("ab", 32)})
 	rep.rows[0].add(run{Result: Result{Downloads: 50, Bytes: 1e9, Seconds: 1}, cpu: time.Second})
 	rep.rows[1].add(run{Result: Result{Downloads: 50, Bytes: 1e9, Seconds: 0.8}, cpu: time.Second})

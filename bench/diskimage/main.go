@@ -27,6 +27,7 @@ type options struct {
 	clients   int
 	rounds    int
 	hash      bool
+	route     string
 	quietWait time.Duration
 }
 
@@ -59,12 +60,16 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.clients, "clients", 50, "simulated installing hosts downloading at once")
 	fs.IntVar(&o.rounds, "rounds", 3, "runs per server, alternating; the best is reported")
 	fs.BoolVar(&o.hash, "hash", true, "clients sha256 every body, as the install step does")
+	fs.StringVar(&o.route, "route", routeKernel, "how rackbootd sends the image: kernel (a boot profile's kernel) or image (/images/{set}/disk.img of an [[image_set]])")
 	fs.DurationVar(&o.quietWait, "quiet-wait", 20*time.Second, "before each run, wait up to this long for other work on the machine to calm down")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.sizeMiB <= 0 || o.clients <= 0 || o.rounds <= 0 {
 		return o, errors.New("-size, -clients and -rounds must be positive")
+	}
+	if o.route != routeKernel && o.route != routeImage {
+		return o, fmt.Errorf("-route %q: want %s or %s", o.route, routeKernel, routeImage)
 	}
 	if o.command == "" {
 		o.command = strings.Join(append([]string{"diskimage"}, args...), " ")

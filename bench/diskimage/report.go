@@ -47,6 +47,16 @@ func newReport(o options, img image) *report {
 
 func (r *report) finish() { r.load[1] = loadAvg() }
 
+// route says how rackbootd sent the image.
+func (r *report) route() string {
+	if r.o.route == routeImage {
+		return "`GET /images/bench/disk.img`, the install step's route (an `[[image_set]]` whose `disk_image` is the file; " +
+			"`http.ServeContent` + `sendfile(2)`)"
+	}
+	return fmt.Sprintf("`GET /boot/<mac>/kernel` for %d distinct MACs whose profile's kernel is the disk image: its boot "+
+		"HTTP server's file path (`http.ServeContent` + `sendfile(2)`), which `/images/{set}/disk.img` shares", r.o.clients)
+}
+
 // ratio is rackbootd's best MB/s over nginx's (0 when either is missing).
 func (r *report) ratio() float64 {
 	rb, ng := r.rows[0].best.MBps(), r.rows[1].best.MBps()
@@ -68,13 +78,12 @@ func (r *report) write(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "One %d MiB disk image of random data (sha256 %.12s…), one file served by both servers. "+
 		"%d Go HTTP clients in the client namespace start at once, each downloading the image once; each client %s. "+
-		"rackbootd: `GET /boot/<mac>/kernel` for %d distinct MACs whose profile's kernel is the disk image, i.e. its "+
-		"boot HTTP server's file path (`http.ServeContent` + `sendfile(2)`), which disk images take too. "+
+		"rackbootd: %s. "+
 		"nginx (`sendfile on`, `worker_processes auto`, no access log): `GET /disk.img`. "+
 		"%d alternating runs per server, each server started afresh and checked with one full download first; best run reported. "+
 		"Server CPU is the server's cgroup CPU time during the run. Both servers and all clients share this machine's CPUs, "+
 		"so the clients' hashing bounds both servers alike.\n\n",
-		o.sizeMiB, r.img.sha256, o.clients, hashing, o.clients, o.rounds)
+		o.sizeMiB, r.img.sha256, o.clients, hashing, r.route(), o.rounds)
 	b.WriteString("| Server | MB/s | Downloads | Errors | Seconds | Per download p50 / p90 / max (s) | Server CPU (s) | CPU s per GB |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---|---:|---:|\n")
 	for _, row := range r.rows {

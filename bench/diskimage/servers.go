@@ -69,6 +69,12 @@ type server struct {
 	urls  func(n int) []string
 }
 
+// Routes rackbootd can send the image by.
+const (
+	routeKernel = "kernel" // GET /boot/<mac>/kernel of a profile whose kernel is the image
+	routeImage  = "image"  // GET /images/bench/disk.img of an [[image_set]] with disk_image
+)
+
 func servers(o options, img image) []server {
 	work := filepath.Dir(img.dir)
 	rb := peers.Rackbootd{Bin: o.rackbootd, DHCPMode: "off", TFTPRoot: filepath.Join(work, "tftproot"),
@@ -76,15 +82,16 @@ func servers(o options, img image) []server {
 	return []server{{
 		name: "rackbootd",
 		start: func(ctx context.Context, pair *topo.Pair, dir string) (*proc.Proc, error) {
-			return rb.Start(ctx, pair.Server, dir)
+			return startRackbootd(ctx, pair, dir, rb, o.route, img)
 		},
-		// One MAC per simulated host; the profile's kernel is the disk
-		// image, served by the same ServeContent + sendfile path as any
-		// boot artifact.
 		urls: func(n int) []string {
 			u := make([]string, n)
 			for i := range u {
+				// One MAC per simulated host on the kernel route.
 				u[i] = fmt.Sprintf("http://%s:%d/boot/52-54-00-dd-%02x-%02x/kernel", topo.ServerIP, peers.RackbootdHTTPPort, i>>8, i&0xff)
+				if o.route == routeImage {
+					u[i] = fmt.Sprintf("http://%s:%d/images/bench/disk.img", topo.ServerIP, peers.RackbootdHTTPPort)
+				}
 			}
 			return u
 		},
@@ -181,4 +188,37 @@ func load(ctx context.Context, pair *topo.Pair, dir string, urls []string, size 
 		return r, fmt.Errorf("load generator: %w: %q", err, out)
 	}
 	return r, nil
+}
+
+// startRackbootd starts rackbootd with bench/'s configuration plus, for
+// the image route, an image set whose disk image is the image.
+func startRackbootd(ctx context.Context, pair *topo.Pair, dir string, rb peers.Rackbootd, route string, img image) (*proc.Proc, error) {
+	if route == routeKernel {
+		return rb.Start(ctx, pair.Server, dir)
+	}
+	roles := filepath.Join(dir, "roles")
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(roles, 0o755); err != nil {
+		return nil, err
+	}
+	for _, r := range []string{"bootstrap.ign", "master.ign", "worker.ign"} {
+		if err := os.WriteFile(filepath.Join(roles, r), []byte(`{"ignition":{"version":"3.4.0"}}`), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	conf := rb.Config(dir) + fmt.Sprintf(`
+[[image_set]]
+name = "bench"
+profile = "bench"
+disk_image = %q
+disk_image_sha256 = %q
+role_ignition_dir = %q
+`, img.path, img.sha256, roles)
+	path := filepath.Join(dir, "rackboot.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	return proc.Start(ctx, pair.Server, "rackbootd", filepath.Join(dir, "rackbootd.log"), nil, rb.Bin, "--config", path)
 }
