@@ -217,8 +217,8 @@ func (a *Agent) runOne(ctx context.Context, hostID string, st *models.Step) (*mo
 }
 
 func (a *Agent) duplicate(r *models.StepReply) bool {
-	if r.ExitCode != 0 {
-		return false
+	if r.ExitCode != 0 || r.StepType == models.StepTypeInstall {
+		return false // an install's reply is always sent
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -111,3 +111,19 @@ func TestInstallRebootFailureKeepsPolling(t *testing.T) {
 		t.Fatalf("Run without Reboot: %v", err)
 	}
 }
+
+func TestRepeatedInstallRepliesAreSent(t *testing.T) {
+	h := newHarness(t, "")
+	h.agent.Steps = &installRunner{real: h.agent.Steps, result: steps.InstallResult{BootDevice: "/dev/vda", Reboot: true}}
+	h.agent.Reboot = func(context.Context) error { return errors.New("reboot refused") }
+	install := func(id string) models.Steps {
+		return models.Steps{Instructions: []*models.Step{{StepID: id, StepType: models.StepTypeInstall, Args: []string{"{}"}}}}
+	}
+	h.svc.Push(install("install-00000001"), install("install-00000002"))
+	if err := h.agent.Run(h.stopAfter(2)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v", err)
+	}
+	if n := len(h.svc.Replies()); n != 2 {
+		t.Fatalf("%d install replies sent, want both (identical outputs are not deduplicated for install)", n)
+	}
+}
