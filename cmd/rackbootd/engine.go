@@ -83,6 +83,7 @@ func selSettings(cfg *config.Config) bootsel.Settings {
 // monitor and the BareMetalHost controller; all end with ctx.
 func (d *daemon) runEngine(ctx context.Context) {
 	d.runBMH(ctx)
+	d.runInstall(ctx)
 	d.wg.Add(2)
 	go func() {
 		defer d.wg.Done()

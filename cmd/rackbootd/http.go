@@ -20,6 +20,7 @@ func (d *daemon) newHTTP() error {
 		BaseURL: d.cfg.BaseURL(),
 		Boot:    d.chooser,
 		IPXE:    ipxeFS(d.cfg.TFTP.Root),
+		Images:  d.sel,
 		Logger:  d.log.With("service", "http"),
 	})
 	if err != nil {

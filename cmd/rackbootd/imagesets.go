@@ -56,6 +56,7 @@ func imageSet(s config.ImageSet) engine.ImageSet {
 		is.Thresholds = &engine.Thresholds{Profile: t.Profile, Master: minimums(t.Master), Worker: minimums(t.Worker),
 			SingleNode: minimums(t.SingleNode), MemoryToleranceMiB: t.MemoryToleranceMiB}
 	}
+	imageSetInstall(&is, s.Install)
 	return is
 }
 

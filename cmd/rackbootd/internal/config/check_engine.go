@@ -12,6 +12,7 @@ import (
 // Bounds of the engine's durations.
 const (
 	minMonitorInterval = time.Second
+	minInstallTimeout  = time.Minute
 	minDisconnect      = 10 * time.Second
 	maxRefLen          = 253
 )
@@ -28,6 +29,7 @@ func (c *checker) engine(f fileEngine) {
 	}
 	e.MonitorInterval = c.duration("engine.monitor_interval", c.str("engine.monitor_interval", f.MonitorInterval, "30s"), minMonitorInterval)
 	disconnect := c.duration("engine.disconnect_after", c.str("engine.disconnect_after", f.DisconnectAfter, "3m"), minDisconnect)
+	e.InstallTimeout = c.duration("engine.install_timeout", c.str("engine.install_timeout", f.InstallTimeout, "20m"), minInstallTimeout)
 	e.Thresholds = c.thresholds(f.Thresholds)
 	if disconnect > 0 {
 		e.Thresholds.DisconnectAfter = disconnect

@@ -23,6 +23,9 @@ type ImageSet struct {
 	// BaseISO is the discovery ISO served, customised per infra-env, to
 	// BMCs as virtual media ("" when unset); resolved like profile paths.
 	BaseISO string
+	// Install is what installing hosts of this image set get (disk image,
+	// role Ignition generator); its zero value installs nothing.
+	Install ImageSetInstall
 }
 
 type fileImageSet struct {
@@ -32,6 +35,17 @@ type fileImageSet struct {
 	Profile    string         `toml:"profile"`
 	Thresholds fileThresholds `toml:"thresholds"`
 	BaseISO    string         `toml:"base_iso"`
+	// The install keys (check_install.go).
+	DiskImage        string `toml:"disk_image"`
+	DiskImageSHA256  string `toml:"disk_image_sha256"`
+	Generator        string `toml:"generator"`
+	RoleIgnitionDir  string `toml:"role_ignition_dir"`
+	OpenShiftInstall string `toml:"openshift_install"`
+	ReleaseImage     string `toml:"release_image"`
+	KernelSHA256     string `toml:"kernel_sha256"`
+	InitrdSHA256     string `toml:"initrd_sha256"`
+	RootfsSHA256     string `toml:"rootfs_sha256"`
+	ISOSHA256        string `toml:"iso_sha256"`
 }
 
 var (
@@ -75,6 +89,7 @@ func (c *checker) imageSet(base string, f fileImageSet, names map[string]Pos) (I
 	}
 	ok = c.imageSetProfile(base+".profile", f.Profile) && ok
 	is.BaseISO = c.file(base+".base_iso", f.BaseISO, false)
+	is.Install, ok = c.imageSetInstall(base, f, ok)
 	if c.ix.has(base + ".thresholds") {
 		o, good := c.thresholdOverride(base+".thresholds", f.Thresholds)
 		is.Thresholds, ok = &o, ok && good

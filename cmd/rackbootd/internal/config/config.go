@@ -96,6 +96,9 @@ type Engine struct {
 	// Thresholds are upstream's minimums with the file's overrides.
 	Thresholds      validation.Thresholds
 	MonitorInterval time.Duration
+	// InstallTimeout is how long an installation may take before its
+	// cluster goes to error (upstream's 20 minutes by default).
+	InstallTimeout time.Duration
 }
 
 // API configures the assisted-installer API served on http_listen.

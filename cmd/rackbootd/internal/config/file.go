@@ -60,6 +60,7 @@ type fileEngine struct {
 	Thresholds      fileThresholds `toml:"thresholds"`
 	DisconnectAfter string         `toml:"disconnect_after"`
 	MonitorInterval string         `toml:"monitor_interval"`
+	InstallTimeout  string         `toml:"install_timeout"`
 }
 
 type fileThresholds struct {
