@@ -8,6 +8,9 @@
 //	rackbootctl describe host node-1
 //	rackbootctl approve host node-1
 //	rackbootctl download discovery-ignition --infra-env ID -o discovery.ign
+//	rackbootctl create cluster --name prod --version 4.16 --base-domain example.com --sno --pull-secret-file ps.json
+//	rackbootctl install prod -w           # 409 lists the failing validations; -w: a progress bar per host
+//	rackbootctl download credentials kubeconfig --cluster prod -o kubeconfig
 //
 // The server is --url, RACKBOOT_URL or the config file (default
 // http://127.0.0.1:8080); the admin token is --token, RACKBOOT_TOKEN, the

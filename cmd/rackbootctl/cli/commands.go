@@ -15,18 +15,23 @@ type command func(ctx context.Context, args []string) error
 
 func (a *app) commands() map[string]command {
 	return map[string]command{
-		"get":       a.get,
-		"describe":  a.describe,
-		"create":    a.create,
-		"delete":    a.delete,
-		"approve":   a.approve,
-		"patch":     a.patch,
-		"bind":      a.bind,
-		"unbind":    a.unbind,
-		"download":  a.download,
-		"image-url": a.imageURL,
-		"version":   a.version,
-		"help":      a.help,
+		"get":      a.bmhOr("get", a.get),
+		"describe": a.bmhOr("describe", a.describe),
+		"create":   a.bmhOr("create", a.create),
+		"delete":   a.bmhOr("delete", a.delete),
+		"approve":  a.approve,
+		"patch":    a.patch,
+		"bind":     a.bind,
+		"unbind":   a.unbind,
+		"download": a.download,
+		"install":  a.install,
+		"cancel":   a.cancel,
+		"reset":    a.reset,
+
+		"allow-add-workers": a.allowAddWorkers,
+		"image-url":         a.imageURL,
+		"version":           a.version,
+		"help":              a.help,
 	}
 }
 
@@ -88,25 +93,37 @@ func (a *app) usage(w io.Writer) {
 Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [--config FILE] [-v] COMMAND ...
 
 Commands:
-  get clusters|infraenvs|hosts|events [ID] [-o table|wide|json|yaml] [-w]
+  get clusters|infraenvs|hosts|events [ID] [-o table|wide|json|yaml|progress] [-w]
         hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
         -w streams changes (hosts: the server's watch stream; the rest poll every
         --interval); with -o json one document a line, with -o yaml "---" documents;
-        --output-watch-events wraps each in {type: ADDED|MODIFIED|DELETED, object}
+        --output-watch-events wraps each in {type: ADDED|MODIFIED|DELETED, object};
+        hosts -o progress (the default of -w on a terminal): a line per host with
+        its role, status, install stage and a progress bar, redrawn in place
   describe host ID|NAME [--infra-env ID] | describe cluster ID   (fields, inventory, hosts, validations)
-  create cluster --name N --version V [--base-domain D] [--control-plane-count N]
-        [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP] ...
+  create cluster --name N --version V [--base-domain D] [--control-plane-count 1|3|5] [--sno]
+        [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP]
+        [--machine-network CIDR] [--cluster-network CIDR --host-prefix N]
+        [--service-network CIDR] [--network-type T] [--hold-installation] ...
   create infra-env --name N --pull-secret-file F [--cluster ID] [--ssh-key-file F]
         [--ntp-source S] [--http-proxy URL] [--https-proxy URL] [--no-proxy L]
         [--static-network-config F] [--ignition-override-file F] ...
   delete cluster|infra-env|host ID
+  create bmh -f FILE         BareMetalHosts (metal3 YAML, with their credentials Secret)
+  get bmh [NAME] [-o table|wide|json|yaml] | describe bmh NAME | delete bmh NAME
   approve host ID
   patch host ID [--role master|worker|auto-assign] [--hostname H] [--installation-disk DISK-ID]
   patch infra-env ID [--ssh-key-file F] [--pull-secret-file F] [--ntp-source S]
         [--ignition-override-file F] [--static-network-config F | --clear-static-network]
   bind host ID --cluster ID
   unbind host ID
+  install CLUSTER [-w]       start the installation (409: prints the failing validations);
+                             -w follows it with a progress bar per host until installed
+  install host ID|NAME       install a day-2 host (after allow-add-workers)
+  cancel CLUSTER | reset CLUSTER | allow-add-workers CLUSTER
   download discovery-ignition|ipxe-script --infra-env ID [-o FILE]
+  download credentials kubeconfig|kubeadmin-password --cluster C [-o FILE]
+  download files install-config.yaml|bootstrap.ign|master.ign|worker.ign|metadata.json --cluster C [-o FILE]
   image-url INFRA-ENV-ID
   version
 
@@ -116,7 +133,8 @@ file's token, else the file <data-dir>/admin-token (--data-dir, else the config'
 token_file or data_dir, else `+DefaultDataDir+`). The config file is --config,
 else RACKBOOT_CONFIG, else ~/.config/rackboot/rackbootctl.toml (TOML: url,
 token, token_file, data_dir). Pull secret files may be "-" for standard input.
-A host may be named by its ID or its hostname (requested, else the inventory's).
+A host may be named by its ID or its hostname (requested, else the inventory's),
+a cluster (CLUSTER, C) by its ID or its name.
 Resources may be singular or plural: cluster(s), infraenv(s) (also infra-env(s),
 ie), host(s) (also agent(s)), event(s).
 Run 'rackbootctl COMMAND RESOURCE -h' for the flags of a command.

@@ -52,7 +52,9 @@ func (s *secretFiles) register(fs *flag.FlagSet) {
 func (a *app) createCluster(ctx context.Context, args []string) error {
 	var p client.ClusterCreateParams
 	var sf secretFiles
-	var apiVIPs, ingressVIPs, machineNets, serviceNets listFlag
+	var apiVIPs, ingressVIPs, machineNets, serviceNets, clusterNets listFlag
+	var hostPrefix int64
+	var sno bool
 	fs := a.flagSet("create cluster")
 	fs.StringVar(&p.Name, "name", "", "cluster `name` (required)")
 	fs.StringVar(&p.BaseDNSDomain, "base-domain", "", "base DNS `domain`")
@@ -63,6 +65,11 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	fs.Var(&ingressVIPs, "ingress-vip", "ingress virtual `IP` (repeatable)")
 	fs.Var(&machineNets, "machine-network", "machine network `CIDR` (repeatable)")
 	fs.Var(&serviceNets, "service-network", "service network `CIDR` (repeatable)")
+	fs.Var(&clusterNets, "cluster-network", "cluster (pod) network `CIDR` (repeatable)")
+	fs.Int64Var(&hostPrefix, "host-prefix", 23, "prefix length of each node's slice of the cluster networks")
+	fs.StringVar(&p.NetworkType, "network-type", "", "network `type`: OVNKubernetes or OpenShiftSDN")
+	fs.BoolVar(&p.HoldInstallation, "hold-installation", false, "keep the cluster from installing until this is cleared")
+	fs.BoolVar(&sno, "sno", false, "single node: one control-plane host, no VIPs (same as --control-plane-count 1)")
 	sf.register(fs)
 	pos, err := a.parse(fs, args, "create cluster --name N --version V [flags]")
 	if err != nil {
@@ -90,6 +97,12 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	for _, n := range serviceNets {
 		p.ServiceNetworks = append(p.ServiceNetworks, client.Network{Cidr: n})
 	}
+	for _, n := range clusterNets {
+		p.ClusterNetworks = append(p.ClusterNetworks, client.ClusterNetwork{Cidr: n, HostPrefix: hostPrefix})
+	}
+	if err := singleNode(&p, sno); err != nil {
+		return err
+	}
 	if p.PullSecret, p.SSHPublicKey, err = a.readSecrets(sf); err != nil {
 		return err
 	}
@@ -102,6 +115,22 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 		return fmt.Errorf("creating cluster %q: %w", p.Name, err)
 	}
 	return a.created(f, "cluster/"+cl.ID, cl, output.Clusters([]*client.Cluster{cl}, f == output.FormatWide, a.env.Now()))
+}
+
+// singleNode applies --sno: control plane count 1 and high availability
+// mode None, which VIPs contradict.
+func singleNode(p *client.ClusterCreateParams, sno bool) error {
+	if !sno && p.ControlPlaneCount != 1 {
+		return nil
+	}
+	if sno && p.ControlPlaneCount != 0 && p.ControlPlaneCount != 1 {
+		return usageError("--sno has one control-plane host, not %d", p.ControlPlaneCount)
+	}
+	if len(p.APIVips)+len(p.IngressVips) > 0 {
+		return usageError("a single-node cluster has no API or ingress VIPs")
+	}
+	p.ControlPlaneCount, p.HighAvailabilityMode = 1, "None"
+	return nil
 }
 
 func (a *app) createInfraEnv(ctx context.Context, args []string) error {

@@ -23,8 +23,11 @@ var downloadFiles = map[string]string{
 }
 
 func (a *app) download(ctx context.Context, args []string) error {
+	if len(args) > 0 && (args[0] == "credentials" || args[0] == "files") {
+		return a.downloadCluster(ctx, args[0], args[1:])
+	}
 	if len(args) == 0 || downloadFiles[args[0]] == "" {
-		return usageError("download: which file? (discovery-ignition, ipxe-script)")
+		return usageError("download: which file? (discovery-ignition, ipxe-script, credentials NAME, files NAME)")
 	}
 	name, args := downloadFiles[args[0]], args[1:]
 	var infraEnv, out string

@@ -39,7 +39,11 @@ func (a *app) get(ctx context.Context, args []string) error {
 	}
 	var o getOpts
 	fs := a.flagSet("get " + res)
-	fs.StringVar(&o.format, "o", "table", "output `format`: table, wide, json or yaml")
+	help := "output `format`: table, wide, json or yaml (default table)"
+	if res == resHost {
+		help = "output `format`: table, wide, json, yaml or progress (default table; progress for -w on a terminal)"
+	}
+	fs.StringVar(&o.format, "o", "", help)
 	fs.BoolVar(&o.watch, "w", false, "watch: print objects again when they change (Ctrl-C stops)")
 	fs.BoolVar(&o.watchEvents, "output-watch-events", false, "with -w -o json|yaml: print {type, object} per change")
 	fs.DurationVar(&o.interval, "interval", 2*time.Second, "how often -w polls (hosts: re-lists infra-envs, or polls a server without the watch stream)")
@@ -61,9 +65,9 @@ func (a *app) get(ctx context.Context, args []string) error {
 	if len(pos) == 1 {
 		id = pos[0]
 	}
-	f, err := output.ParseFormat(o.format)
+	f, err := a.getFormat(res, o)
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
 	if o.watch && o.interval < 100*time.Millisecond {
 		return usageError("--interval must be at least 100ms")
@@ -87,6 +91,30 @@ func (a *app) get(ctx context.Context, args []string) error {
 	return output.Write(a.env.Stdout, f, got.objs, got.tab)
 }
 
+// getFormat is -o of get: progress only for hosts, and the default of
+// get hosts -w on a terminal.
+func (a *app) getFormat(res string, o getOpts) (output.Format, error) {
+	f, err := output.ParseFormat(o.format)
+	if err != nil {
+		return "", usageError("%v", err)
+	}
+	if f == output.FormatProgress && res != resHost {
+		return "", usageError("-o progress shows hosts only")
+	}
+	if o.format == "" && res == resHost && o.watch && isTerminal(a.env.Stdout) {
+		f = output.FormatProgress
+	}
+	return f, nil
+}
+
+// hostTable is the table of hosts in format f.
+func hostTable(hs []*client.Host, f output.Format) output.Table {
+	if f == output.FormatProgress {
+		return output.Progress(hs)
+	}
+	return output.Hosts(hs, f == output.FormatWide)
+}
+
 // fetch reads the objects of one get.
 func (a *app) fetch(ctx context.Context, c *client.Client, res, id string, o getOpts, f output.Format) (fetched, error) {
 	wide, now := f == output.FormatWide, a.env.Now()
@@ -99,7 +127,7 @@ func (a *app) fetch(ctx context.Context, c *client.Client, res, id string, o get
 		return fetched{one(es, id), output.InfraEnvs(es, wide, now), items(es)}, err
 	case resHost:
 		hs, err := a.hosts(ctx, c, id, o)
-		return fetched{one(hs, id), output.Hosts(hs, wide), items(hs)}, err
+		return fetched{one(hs, id), hostTable(hs, f), items(hs)}, err
 	}
 	es, err := c.ListEvents(ctx, client.EventFilter{ClusterID: o.cluster, InfraEnvID: o.infraEnv, HostID: o.host})
 	es = eventsAbout(es, id)

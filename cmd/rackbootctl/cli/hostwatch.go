@@ -34,7 +34,7 @@ type hostWatch struct {
 	a        *app
 	c        *client.Client
 	tr       *tracker
-	wide     bool
+	format   output.Format
 	only     string // the one infra-env, or "" for all
 	keep     func(*client.Host) bool
 	interval time.Duration
@@ -207,7 +207,7 @@ func (hw *hostWatch) apply(e hostEvent) error {
 	if _, shown := hw.tr.last[h.ID]; !shown && !hw.keep(h) {
 		return nil
 	}
-	tab := output.Hosts([]*client.Host{h}, hw.wide)
+	tab := hostTable([]*client.Host{h}, hw.format)
 	return hw.tr.upsert(h.ID, tab.Rows[0], h)
 }
 

@@ -65,15 +65,24 @@ type sink interface {
 	emit(typ string, row []string, obj any) error
 }
 
+// batcher is a sink that can hold what it is given and print it at
+// once (a poll's changes, lined up with each other).
+type batcher interface {
+	hold()
+	release() error
+}
+
 // tableSink prints changed rows under one header.
 type tableSink struct {
 	p       *output.Printer
 	header  []string
 	printed bool
+	held    bool
+	rows    [][]string // held rows
 }
 
 func (s *tableSink) ready() error {
-	if s.printed {
+	if s.printed || s.held {
 		return nil
 	}
 	s.printed = true
@@ -81,10 +90,29 @@ func (s *tableSink) ready() error {
 }
 
 func (s *tableSink) emit(_ string, row []string, _ any) error {
+	if s.held {
+		s.rows = append(s.rows, row)
+		return nil
+	}
 	if err := s.ready(); err != nil {
 		return err
 	}
 	return s.p.Print(output.Table{Header: s.header, Rows: [][]string{row}}, false)
+}
+
+func (s *tableSink) hold() { s.held = true }
+
+// release prints the held rows, under the header if it is not out yet.
+func (s *tableSink) release() error {
+	s.held = false
+	rows := s.rows
+	s.rows = nil
+	header := !s.printed
+	s.printed = true
+	if !header && len(rows) == 0 {
+		return nil
+	}
+	return s.p.Print(output.Table{Header: s.header, Rows: rows}, header)
 }
 
 // docSink prints one JSON line or one YAML document per change: the
@@ -193,7 +221,15 @@ func (t *tracker) remove(key string) error {
 // sync prints what changed between the last printed state and tab (one
 // poll's objects, items parallel to tab.Keys): new and changed objects in
 // tab's order, then the ones that vanished.
-func (t *tracker) sync(tab output.Table, items []any) error {
+func (t *tracker) sync(tab output.Table, items []any) (err error) {
+	if b, ok := t.out.(batcher); ok {
+		b.hold()
+		defer func() {
+			if rerr := b.release(); err == nil {
+				err = rerr
+			}
+		}()
+	}
 	if err := t.out.ready(); err != nil {
 		return err
 	}
@@ -230,16 +266,20 @@ func (a *app) watch(ctx context.Context, c *client.Client, res, id string, o get
 	case resInfraEnv:
 		header = output.InfraEnvs(nil, wide, a.env.Now()).Header
 	case resHost:
-		header = output.Hosts(nil, wide).Header
+		header = hostTable(nil, f).Header
 	default:
 		header = output.Events(nil).Header
 	}
-	tr := newTracker(newSink(a.env.Stdout, f, header, o.watchEvents), header, f)
+	out := newSink(a.env.Stdout, f, header, o.watchEvents)
+	if f == output.FormatProgress && isTerminal(a.env.Stdout) {
+		out = newLiveSink(a.env.Stdout)
+	}
+	tr := newTracker(out, header, f)
 	poll := func() error { return a.poll(ctx, fetch, o.interval, tr) }
 	if res != resHost {
 		return poll()
 	}
-	hw := &hostWatch{tr: tr, wide: wide, only: o.infraEnv, interval: o.interval,
+	hw := &hostWatch{tr: tr, format: f, only: o.infraEnv, interval: o.interval,
 		keep: func(h *client.Host) bool { return o.cluster == "" || h.ClusterID == o.cluster }}
 	if id != "" {
 		h, err := a.findHost(ctx, c, id, o.infraEnv)

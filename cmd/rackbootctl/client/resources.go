@@ -168,17 +168,7 @@ const (
 // DownloadInfraEnvFile streams file name of an infra-env into w and
 // returns the bytes written.
 func (c *Client) DownloadInfraEnvFile(ctx context.Context, infraEnvID, name string, w io.Writer) (int64, error) {
-	path := "/infra-envs/" + pathID(infraEnvID) + "/downloads/files"
-	resp, err := c.send(ctx, http.MethodGet, path, url.Values{"file_name": {name}}, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	n, err := io.Copy(w, resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("downloading %s: %w", name, err)
-	}
-	return n, nil
+	return c.download(ctx, "/infra-envs/"+pathID(infraEnvID)+"/downloads/files", name, w)
 }
 
 // ServerVersion returns the API version the server's OpenAPI document

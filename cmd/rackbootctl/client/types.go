@@ -15,23 +15,37 @@ type Cluster struct {
 	ControlPlaneCount int64            `json:"control_plane_count,omitempty"`
 	CPUArchitecture   string           `json:"cpu_architecture,omitempty"`
 	CreatedAt         models.DateTime  `json:"created_at,omitempty"`
-	Hosts             []*Host          `json:"hosts,omitempty"`
-	Href              string           `json:"href,omitempty"`
-	ID                string           `json:"id"`
-	IngressVips       []VIP            `json:"ingress_vips,omitempty"`
-	Kind              string           `json:"kind,omitempty"`
-	MachineNetworks   []Network        `json:"machine_networks,omitempty"`
-	Name              string           `json:"name"`
-	OpenshiftVersion  string           `json:"openshift_version,omitempty"`
-	PullSecretSet     bool             `json:"pull_secret_set,omitempty"`
-	ServiceNetworks   []Network        `json:"service_networks,omitempty"`
-	SSHPublicKey      string           `json:"ssh_public_key,omitempty"`
-	Status            string           `json:"status"`
-	StatusInfo        string           `json:"status_info"`
-	StatusUpdatedAt   models.DateTime  `json:"status_updated_at,omitempty"`
-	TotalHostCount    int64            `json:"total_host_count,omitempty"`
-	UpdatedAt         models.DateTime  `json:"updated_at,omitempty"`
-	ValidationsInfo   string           `json:"validations_info,omitempty"`
+	// HighAvailabilityMode is "Full", or "None" for a single node.
+	HighAvailabilityMode string               `json:"high_availability_mode,omitempty"`
+	Hosts                []*Host              `json:"hosts,omitempty"`
+	Href                 string               `json:"href,omitempty"`
+	ID                   string               `json:"id"`
+	IngressVips          []VIP                `json:"ingress_vips,omitempty"`
+	InstallCompletedAt   models.DateTime      `json:"install_completed_at,omitempty"`
+	InstallStartedAt     models.DateTime      `json:"install_started_at,omitempty"`
+	Kind                 string               `json:"kind,omitempty"`
+	MachineNetworks      []Network            `json:"machine_networks,omitempty"`
+	Name                 string               `json:"name"`
+	NetworkType          string               `json:"network_type,omitempty"`
+	OpenshiftVersion     string               `json:"openshift_version,omitempty"`
+	Progress             *ClusterProgressInfo `json:"progress,omitempty"`
+	PullSecretSet        bool                 `json:"pull_secret_set,omitempty"`
+	ServiceNetworks      []Network            `json:"service_networks,omitempty"`
+	SSHPublicKey         string               `json:"ssh_public_key,omitempty"`
+	Status               string               `json:"status"`
+	StatusInfo           string               `json:"status_info"`
+	StatusUpdatedAt      models.DateTime      `json:"status_updated_at,omitempty"`
+	TotalHostCount       int64                `json:"total_host_count,omitempty"`
+	UpdatedAt            models.DateTime      `json:"updated_at,omitempty"`
+	ValidationsInfo      string               `json:"validations_info,omitempty"`
+}
+
+// ClusterProgressInfo is upstream's cluster installation progress.
+type ClusterProgressInfo struct {
+	FinalizingStagePercentage   int64 `json:"finalizing_stage_percentage,omitempty"`
+	InstallingStagePercentage   int64 `json:"installing_stage_percentage,omitempty"`
+	PreparingForInstallationPct int64 `json:"preparing_for_installation_stage_percentage,omitempty"`
+	TotalPercentage             int64 `json:"total_percentage,omitempty"`
 }
 
 // ClusterNetwork is one pod network block.
@@ -60,13 +74,17 @@ type ClusterCreateParams struct {
 	ClusterNetworks   []ClusterNetwork `json:"cluster_networks,omitempty"`
 	ControlPlaneCount int64            `json:"control_plane_count,omitempty"`
 	CPUArchitecture   string           `json:"cpu_architecture,omitempty"`
-	IngressVips       []VIP            `json:"ingress_vips,omitempty"`
-	MachineNetworks   []Network        `json:"machine_networks,omitempty"`
-	Name              string           `json:"name"`
-	OpenshiftVersion  string           `json:"openshift_version"`
-	PullSecret        string           `json:"pull_secret"`
-	ServiceNetworks   []Network        `json:"service_networks,omitempty"`
-	SSHPublicKey      string           `json:"ssh_public_key,omitempty"`
+	// HighAvailabilityMode "None" is a single node.
+	HighAvailabilityMode string    `json:"high_availability_mode,omitempty"`
+	HoldInstallation     bool      `json:"hold_installation,omitempty"`
+	IngressVips          []VIP     `json:"ingress_vips,omitempty"`
+	MachineNetworks      []Network `json:"machine_networks,omitempty"`
+	Name                 string    `json:"name"`
+	NetworkType          string    `json:"network_type,omitempty"`
+	OpenshiftVersion     string    `json:"openshift_version"`
+	PullSecret           string    `json:"pull_secret"`
+	ServiceNetworks      []Network `json:"service_networks,omitempty"`
+	SSHPublicKey         string    `json:"ssh_public_key,omitempty"`
 }
 
 // String never shows the pull secret.

@@ -23,21 +23,23 @@ const (
 	FormatWide  Format = "wide"
 	FormatJSON  Format = "json"
 	FormatYAML  Format = "yaml"
+	// FormatProgress is the installation progress of hosts (Progress).
+	FormatProgress Format = "progress"
 )
 
-// ParseFormat accepts table (or empty), wide, json and yaml.
+// ParseFormat accepts table (or empty), wide, json, yaml and progress.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(s)); f {
 	case "":
 		return FormatTable, nil
-	case FormatTable, FormatWide, FormatJSON, FormatYAML:
+	case FormatTable, FormatWide, FormatJSON, FormatYAML, FormatProgress:
 		return f, nil
 	}
-	return "", fmt.Errorf("%w %q (want table, wide, json or yaml)", ErrFormat, s)
+	return "", fmt.Errorf("%w %q (want table, wide, json, yaml or progress)", ErrFormat, s)
 }
 
 // Tabular reports whether f prints a table.
-func (f Format) Tabular() bool { return f == FormatTable || f == FormatWide }
+func (f Format) Tabular() bool { return f == FormatTable || f == FormatWide || f == FormatProgress }
 
 // WriteJSON writes v as indented JSON and a newline.
 func WriteJSON(w io.Writer, v any) error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/cmd/rackboot-agent/protocol"
+	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/enginetest"
@@ -47,7 +48,11 @@ func Start(t testing.TB) *Server {
 	srv := httptest.NewUnstartedServer(nil)
 	url := "http://" + srv.Listener.Addr().String()
 	store := enginetest.NewStore()
-	h, err := api.New(api.Options{Store: store, AdminToken: tok, Keys: keys, ServiceURL: url})
+	sealer, err := engine.NewSealer(make([]byte, 32)) // BMC credentials (create bmh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := api.New(api.Options{Store: store, AdminToken: tok, Keys: keys, ServiceURL: url, Sealer: sealer})
 	if err != nil {
 		t.Fatal(err)
 	}
