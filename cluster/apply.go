@@ -144,7 +144,7 @@ func wait(ctx context.Context, f raft.Future) error {
 
 // errRetry marks errors after which nothing was done and the operation
 // may be tried again (with the leader, once one is known).
-var errRetry = errors.New("no leader")
+var errRetry = errors.New("retryable")
 
 // idempotent marks every "not the leader" error retryable, for operations
 // that may safely run twice (a barrier).

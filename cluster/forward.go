@@ -65,7 +65,7 @@ func (s *Store) call(ctx context.Context, addr string, req rpcRequest) (rpcRespo
 	resp, sent, err := s.pool.call(ctx, addr, req)
 	switch {
 	case err != nil && !sent:
-		return resp, fmt.Errorf("%w: %w: %w", engine.ErrNotLeader, errRetry, err)
+		return resp, fmt.Errorf("%w: %w: %w", engine.ErrNotLeader, errRetry, err) // nothing sent
 	case err != nil:
 		return resp, fmt.Errorf("%w: outcome unknown: %w", engine.ErrNotLeader, err)
 	}

@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,7 +64,7 @@ func (s *Store) addVoter(ctx context.Context, p Peer) error {
 		return err
 	}
 	if err := wait(ctx, s.raft.AddVoter(raft.ServerID(p.ID), raft.ServerAddress(p.Addr), 0, timeout)); err != nil {
-		return raftErr(err)
+		return idempotent(raftErr(err))
 	}
 	s.cfg.Log.Info("added a voter to the raft cluster", "node", p.ID, "addr", p.Addr)
 	return nil
@@ -77,6 +79,7 @@ func (s *Store) RemoveMember(ctx context.Context, id string) error {
 		return err
 	}
 	defer cancel()
+	tried := false // a retry may find the removal done
 	err = s.retry(ctx, func() error {
 		if s.raft.State() != raft.Leader {
 			addr, err := s.leaderAddr()
@@ -84,9 +87,16 @@ func (s *Store) RemoveMember(ctx context.Context, id string) error {
 				return err
 			}
 			_, err = s.call(ctx, addr, rpcRequest{Op: opRemove, ID: id})
-			return err
+			if err != nil && tried && errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "no member") {
+				return nil
+			}
+			tried = tried || !errors.Is(err, errRetry) || strings.Contains(err.Error(), "leadership lost")
+			return idempotent(err)
 		}
 		if !s.isMember(id) {
+			if tried {
+				return nil
+			}
 			return fmt.Errorf("%w: %w: no member %q", ErrRefused, engine.ErrNotFound, id)
 		}
 		timeout, err := s.timeout(ctx)
@@ -94,7 +104,8 @@ func (s *Store) RemoveMember(ctx context.Context, id string) error {
 			return err
 		}
 		if err := wait(ctx, s.raft.RemoveServer(raft.ServerID(id), 0, timeout)); err != nil {
-			return raftErr(err)
+			tried = true
+			return idempotent(raftErr(err))
 		}
 		s.cfg.Log.Info("removed a member from the raft cluster", "node", id)
 		return nil

@@ -127,6 +127,9 @@ func (s *Store) openRaft(dir string) error {
 	s.leader = newLeaderFeed(r)
 	s.changes = newLeaderWatch(r)
 	s.members.r.Store(r)
+	if existing && s.net != nil && !s.isMember(string(s.id)) {
+		s.cfg.Log.Warn("this node is not a member of its raft cluster (it was removed): it takes no part until a member adds it again (rackbootctl cluster join)", "node", string(s.id))
+	}
 	if s.net != nil {
 		s.net.Serve(s.serveRPC)
 		if !existing && s.cfg.Join != "" {

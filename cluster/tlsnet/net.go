@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -170,7 +171,11 @@ func (n *Net) handshake(raw net.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
 	defer cancel()
 	if err := tc.HandshakeContext(ctx); err != nil {
-		n.cfg.Log.Warn("refused a connection from a peer", "remote", raw.RemoteAddr().String(), "err", err)
+		msg := "refused a connection from a peer"
+		if strings.Contains(err.Error(), "remote error: tls: bad certificate") {
+			msg = "a peer refused this node's certificate (a node of another rack CA?)"
+		}
+		n.cfg.Log.Warn(msg, "remote", raw.RemoteAddr().String(), "err", err)
 		tc.Close()
 		return
 	}

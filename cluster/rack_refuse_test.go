@@ -1,0 +1,162 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/cluster/rackca"
+	"github.com/rackboot/rackboot/cluster/tlsnet"
+)
+
+// membersOf is the configuration's member ids as nd sees them.
+func membersOf(t *testing.T, nd *rackNode) []string {
+	t.Helper()
+	servers, err := nd.st.members.servers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range servers {
+		ids = append(ids, string(s.ID))
+	}
+	return ids
+}
+
+// A node whose certificate comes from another CA cannot join: the
+// handshake fails on both sides with a clear log line, and nothing
+// changes.
+func TestStrangerCARefused(t *testing.T) {
+	r := newRack(t, 3)
+	r.start(r.nodes...)
+	writeIE(t, r.nodes[0].st, 1)
+	before := r.converge()
+
+	other, err := rackca.New(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newRackNode(t, other, "n9")
+	cfg := r.config(x)
+	cfg.Bootstrap, cfg.Join = nil, r.nodes[1].addr
+	st, err := openCtx(cfg, 3*time.Second)
+	if err == nil {
+		st.Close()
+		t.Fatal("a node of another CA opened as a member")
+	}
+	line := x.log.waitLog(t, "asking to join the raft cluster failed", "is not from this rack's CA")
+	t.Logf("stranger: %s", strings.TrimSpace(line))
+	line = r.nodes[1].log.waitLog(t, "a peer refused this node's certificate")
+	t.Logf("member: %s", strings.TrimSpace(line))
+
+	// A client that skips checking the member's certificate gets its own
+	// refused by the member.
+	for _, proto := range []string{tlsnet.ProtoRaft, tlsnet.ProtoRPC} {
+		c, err := tls.Dial("tcp", r.nodes[2].addr, &tls.Config{
+			Certificates: []tls.Certificate{x.ident.Cert}, InsecureSkipVerify: true,
+			NextProtos: []string{proto}, MinVersion: tls.VersionTLS13,
+		})
+		if err == nil {
+			// TLS 1.3: the client learns of the refusal on its first read.
+			_, err = c.Read(make([]byte, 1))
+			c.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "bad certificate") {
+			t.Errorf("%s with a stranger's certificate: %v", proto, err)
+		}
+	}
+	line = r.nodes[2].log.waitLog(t, "refused a connection from a peer", "is not from this rack's CA")
+	t.Logf("member: %s", strings.TrimSpace(line))
+
+	if got := membersOf(t, r.nodes[1]); len(got) != 3 {
+		t.Errorf("members after the stranger tried: %v", got)
+	}
+	if after := r.converge(); string(after) != string(before) {
+		t.Error("the state changed")
+	}
+}
+
+// A member removed while it was down, restarted from its data directory,
+// campaigns with its old configuration: the others refuse its raft
+// connections (only members are admitted) and go on undisturbed.
+func TestRemovedMemberRefused(t *testing.T) {
+	r := newRack(t, 3)
+	r.start(r.nodes...)
+	ld := r.leader()
+	gone := r.followers(ld)[0]
+	r.stop(gone)
+	if err := ld.st.RemoveMember(context.Background(), gone.id); err != nil {
+		t.Fatal(err)
+	}
+	writeIE(t, ld.st, 1)
+	before := r.converge()
+
+	cfg := r.config(gone)
+	st, err := openCtx(cfg, 5*time.Second)
+	if err == nil {
+		st.Close()
+		t.Fatal("a removed member opened and found a leader")
+	}
+	line := ld.log.waitLog(t, "refused a connection from a peer", "node "+gone.id, "not a member of this cluster")
+	t.Logf("member: %s", strings.TrimSpace(line))
+	for _, nd := range r.followers(gone) {
+		if got := membersOf(t, nd); len(got) != 2 {
+			t.Errorf("%s: members %v", nd.id, got)
+		}
+	}
+	if after := r.converge(); string(after) != string(before) {
+		t.Error("the state changed")
+	}
+	writeIE(t, r.followers(gone)[0].st, 2)
+}
+
+// A member that saw its own removal says so when restarted.
+func TestRemovedMemberSaysSo(t *testing.T) {
+	r := newRack(t, 3)
+	r.start(r.nodes...)
+	ld := r.leader()
+	gone := r.followers(ld)[0]
+	if err := ld.st.RemoveMember(context.Background(), gone.id); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the removal reached its log (raft stops replicating to a
+	// removed server once the change commits, so it may not see that).
+	deadline := time.Now().Add(20 * time.Second)
+	for slices.Contains(membersOf(t, gone), gone.id) {
+		if time.Now().After(deadline) {
+			t.Skip("the removal never reached the removed node's log")
+		}
+		waitFor(20 * time.Millisecond)
+	}
+	r.stop(gone)
+	if st, err := openCtx(r.config(gone), 3*time.Second); err == nil {
+		st.Close()
+		t.Fatal("a removed member opened")
+	}
+	gone.log.waitLog(t, "this node is not a member of its raft cluster (it was removed)")
+}
+
+// A data directory keeps its node id, and a certificate must name the
+// node id configured.
+func TestNodeIDChecks(t *testing.T) {
+	r := newRack(t, 3)
+	r.start(r.nodes...)
+	nd := r.nodes[0]
+	r.stop(nd)
+
+	cfg := r.config(nd)
+	cfg.NodeID = "n2"
+	if _, err := openCtx(cfg, 5*time.Second); !errors.Is(err, ErrOpen) || !strings.Contains(err.Error(), "names node \"n1\", not \"n2\"") {
+		t.Errorf("certificate of n1 opened as n2: %v", err)
+	}
+	other := newRackNode(t, r.ca, "n2")
+	cfg = r.config(nd)
+	cfg.NodeID, cfg.Identity = "n2", other.ident
+	if _, err := openCtx(cfg, 5*time.Second); !errors.Is(err, ErrOpen) || !strings.Contains(err.Error(), "belongs to node \"n1\"") {
+		t.Errorf("n1's data directory opened as n2: %v", err)
+	}
+}
