@@ -3,7 +3,10 @@ package steps
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzInstallArgs: the install step's argument comes from the service.
@@ -43,6 +46,17 @@ func FuzzContentRange(f *testing.F) {
 		}
 		if start < 0 || (total != -1 && total <= start) {
 			t.Fatalf("%q: start %d total %d", v, start, total)
+		}
+	})
+}
+
+func FuzzProgressInfo(f *testing.F) {
+	f.Add("disk image sha256 mismatch: got a want b")
+	f.Add(strings.Repeat("é", 600) + "\n\x00")
+	f.Fuzz(func(t *testing.T, s string) {
+		p := progressInfo(s)
+		if len(p) > 1024 || !utf8.ValidString(p) || strings.ContainsFunc(p, unicode.IsControl) {
+			t.Fatalf("progressInfo(%q) = %q", s, p)
 		}
 	})
 }

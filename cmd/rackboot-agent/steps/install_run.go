@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	v35 "github.com/coreos/ignition/v2/config/v3_5"
 	"github.com/coreos/vcontext/report"
@@ -178,7 +180,30 @@ func (in *installer) stage(ctx context.Context, st models.HostStage, info string
 func (in *installer) report(ctx context.Context, timeout time.Duration, st models.HostStage, info string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return in.deps.Install.PutProgress(ctx, in.args.HostID, models.HostProgress{CurrentStage: st, ProgressInfo: info})
+	return in.deps.Install.PutProgress(ctx, in.args.HostID, models.HostProgress{CurrentStage: st, ProgressInfo: progressInfo(info)})
+}
+
+// maxProgressInfo is the longest progress_info sent; the service takes
+// up to 1024 bytes without control characters.
+const maxProgressInfo = 1000
+
+// progressInfo makes s fit progress_info: control characters become
+// spaces, and it is cut (on a character boundary) with "…".
+func progressInfo(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	if len(s) <= maxProgressInfo {
+		return s
+	}
+	cut := maxProgressInfo - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // percent reports "Writing image to disk" with a percentage: the first
