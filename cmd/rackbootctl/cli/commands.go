@@ -104,7 +104,7 @@ Commands:
   create cluster --name N --version V [--base-domain D] [--control-plane-count 1|3|5] [--sno]
         [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP]
         [--machine-network CIDR] [--cluster-network CIDR --host-prefix N]
-        [--service-network CIDR] [--network-type T] [--hold-installation] ...
+        [--service-network CIDR] [--network-type T] [--image-set NAME] [--hold-installation]
   create infra-env --name N --pull-secret-file F [--cluster ID] [--ssh-key-file F]
         [--ntp-source S] [--http-proxy URL] [--https-proxy URL] [--no-proxy L]
         [--static-network-config F] [--ignition-override-file F] ...

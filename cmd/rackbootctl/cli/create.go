@@ -69,6 +69,7 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	fs.Int64Var(&hostPrefix, "host-prefix", 23, "prefix length of each node's slice of the cluster networks")
 	fs.StringVar(&p.NetworkType, "network-type", "", "network `type`: OVNKubernetes or OpenShiftSDN")
 	fs.BoolVar(&p.HoldInstallation, "hold-installation", false, "keep the cluster from installing until this is cleared")
+	fs.StringVar(&p.ImageSetRef, "image-set", "", "`name` of the image set to install (default: the one of --version, else the architecture's first)")
 	fs.BoolVar(&sno, "sno", false, "single node: one control-plane host, no VIPs (same as --control-plane-count 1)")
 	sf.register(fs)
 	pos, err := a.parse(fs, args, "create cluster --name N --version V [flags]")

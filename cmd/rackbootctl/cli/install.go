@@ -21,16 +21,23 @@ var (
 // validations that stop the cluster, one per line.
 type refusedError struct {
 	cluster string
+	status  string // the cluster's status, when known
 	err     error
 	failing string // the table of failing validations, or ""
 }
 
+// Error is the server's reason, or, when the failing validations are
+// listed (the reason would repeat them), the cluster's status.
 func (e *refusedError) Error() string {
-	msg := fmt.Sprintf("cluster %s is not ready to install: %v", e.cluster, e.err)
-	if e.failing == "" {
-		return msg
+	if e.failing == "" || e.status == "" {
+		return fmt.Sprintf("cluster %s is not ready to install: %v", e.cluster, e.err)
 	}
-	return msg + "\nfailing validations:\n" + e.failing
+	code := ""
+	var ae *client.APIError
+	if errors.As(e.err, &ae) {
+		code = fmt.Sprintf(" (HTTP %d)", ae.Status)
+	}
+	return fmt.Sprintf("cluster %s is %s, not ready to install%s; failing validations:\n%s", e.cluster, e.status, code, e.failing)
 }
 
 func (e *refusedError) Unwrap() error { return e.err }
@@ -117,12 +124,18 @@ func (a *app) refused(ctx context.Context, c *client.Client, id string, err erro
 	e := &refusedError{cluster: id, err: err}
 	cl, gerr := c.GetCluster(ctx, id)
 	if gerr != nil {
-		return e
+		cl = &client.Cluster{ID: id}
 	}
 	if cl.Name != "" {
 		e.cluster = cl.Name + " (" + id + ")"
 	}
-	t := output.FailingValidations(cl)
+	e.status = cl.Status
+	var ae *client.APIError
+	var vs []client.FailingValidation
+	if errors.As(err, &ae) {
+		vs = ae.Validations
+	}
+	t := output.FailingValidations(cl, vs)
 	if len(t.Rows) == 0 {
 		return e
 	}

@@ -133,8 +133,9 @@ func notReady() *client.Cluster {
 			ValidationsInfo: `{"hardware":[{"id":"has-min-memory","status":"failure","message":"The host is not eligible: 1.00 GiB of RAM, 16.00 GiB required"}]}`}}}}
 }
 
-// install of a cluster that is not ready: exit 1, the server's reason and
-// every failing validation (cluster and hosts), the passing ones not.
+// install of a cluster that is not ready, from a server whose 409 does not
+// list validations: exit 1, the server's reason and every failing
+// validation of the cluster and its hosts, the passing ones not.
 func TestInstallRefusedListsFailingValidations(t *testing.T) {
 	f := &fakeInstallAPI{t: t, states: []*client.Cluster{notReady()}, install: http.StatusConflict,
 		reason: "Cluster prod is insufficient: 1 validation fails"}
@@ -142,11 +143,10 @@ func TestInstallRefusedListsFailingValidations(t *testing.T) {
 	if res.code != cli.ExitError || res.stdout != "" {
 		t.Fatalf("install: exit %d, stdout %q, want 1 and nothing", res.code, res.stdout)
 	}
-	want := "error: cluster prod (" + fakeCluster + ") is not ready to install: Cluster prod is insufficient: 1 validation fails (HTTP 409)\n" +
-		"failing validations:\n" +
-		"OBJECT          CATEGORY     ID                         STATUS    MESSAGE\n" +
-		"cluster         hosts-data   sufficient-masters-count   failure   The cluster must have exactly 3 dedicated control plane nodes.\n" +
-		"host/master-0   hardware     has-min-memory             failure   The host is not eligible: 1.00 GiB of RAM, 16.00 GiB required\n"
+	want := "error: cluster prod (" + fakeCluster + ") is insufficient, not ready to install (HTTP 409); failing validations:\n" +
+		"OBJECT          ID                         STATUS    MESSAGE\n" +
+		"cluster         sufficient-masters-count   failure   The cluster must have exactly 3 dedicated control plane nodes.\n" +
+		"host/master-0   has-min-memory             failure   The host is not eligible: 1.00 GiB of RAM, 16.00 GiB required\n"
 	if res.stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", res.stderr, want)
 	}

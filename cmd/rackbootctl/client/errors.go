@@ -32,6 +32,9 @@ type APIError struct {
 	// Reason is the server's explanation (its "reason" or "message"), or
 	// the start of the body when it sent no error document.
 	Reason string
+	// Validations are the failing validations a 409 of actions/install
+	// lists (their messages cleaned like Reason).
+	Validations []FailingValidation
 }
 
 // Error is "<reason> (HTTP <status>)", or the status text alone.
@@ -71,6 +74,10 @@ func newAPIError(method, path string, code int, body []byte, token string) *APIE
 		e.Reason = doc.Reason
 		if e.Reason == "" {
 			e.Reason = doc.Message
+		}
+		for _, v := range doc.Validations {
+			e.Validations = append(e.Validations, FailingValidation{ID: cleanReason(v.ID, token),
+				Status: cleanReason(v.Status, token), Message: cleanReason(v.Message, token), HostID: cleanReason(v.HostID, token)})
 		}
 	}
 	if e.Reason == "" {

@@ -75,16 +75,18 @@ type ClusterCreateParams struct {
 	ControlPlaneCount int64            `json:"control_plane_count,omitempty"`
 	CPUArchitecture   string           `json:"cpu_architecture,omitempty"`
 	// HighAvailabilityMode "None" is a single node.
-	HighAvailabilityMode string    `json:"high_availability_mode,omitempty"`
-	HoldInstallation     bool      `json:"hold_installation,omitempty"`
-	IngressVips          []VIP     `json:"ingress_vips,omitempty"`
-	MachineNetworks      []Network `json:"machine_networks,omitempty"`
-	Name                 string    `json:"name"`
-	NetworkType          string    `json:"network_type,omitempty"`
-	OpenshiftVersion     string    `json:"openshift_version"`
-	PullSecret           string    `json:"pull_secret"`
-	ServiceNetworks      []Network `json:"service_networks,omitempty"`
-	SSHPublicKey         string    `json:"ssh_public_key,omitempty"`
+	HighAvailabilityMode string `json:"high_availability_mode,omitempty"`
+	HoldInstallation     bool   `json:"hold_installation,omitempty"`
+	// ImageSetRef names the image set to install (rackboot's).
+	ImageSetRef      string    `json:"image_set_ref,omitempty"`
+	IngressVips      []VIP     `json:"ingress_vips,omitempty"`
+	MachineNetworks  []Network `json:"machine_networks,omitempty"`
+	Name             string    `json:"name"`
+	NetworkType      string    `json:"network_type,omitempty"`
+	OpenshiftVersion string    `json:"openshift_version"`
+	PullSecret       string    `json:"pull_secret"`
+	ServiceNetworks  []Network `json:"service_networks,omitempty"`
+	SSHPublicKey     string    `json:"ssh_public_key,omitempty"`
 }
 
 // String never shows the pull secret.
@@ -226,4 +228,16 @@ type Error struct {
 	Kind    string          `json:"kind,omitempty"`
 	Message string          `json:"message,omitempty"`
 	Reason  string          `json:"reason,omitempty"`
+	// Validations are what keeps a cluster from installing (the 409 of
+	// actions/install).
+	Validations []FailingValidation `json:"validations,omitempty"`
+}
+
+// FailingValidation is one validation that does not pass: the cluster's,
+// or a host's when HostID is set.
+type FailingValidation struct {
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	HostID  string `json:"host_id,omitempty"`
 }

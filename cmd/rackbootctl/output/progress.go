@@ -136,23 +136,40 @@ func percentOf(s string) (int, bool) {
 func clamp(n int) int { return min(max(n, 0), 100) }
 
 // FailingValidations is the table of what keeps cluster c from
-// installing: its own validations that do not pass, then those of each
-// of its hosts (status other than success or disabled).
-func FailingValidations(c *client.Cluster) Table {
-	t := Table{Header: []string{"OBJECT", "CATEGORY", "ID", "STATUS", "MESSAGE"}}
-	addFailing(&t, "cluster", c.ValidationsInfo)
+// installing: vs (the server's list from its 409), or when that is empty
+// the validations of c and of its hosts that do not pass (status other
+// than success or disabled). Hosts are named by hostname where c knows
+// them.
+func FailingValidations(c *client.Cluster, vs []client.FailingValidation) Table {
+	t := Table{Header: []string{"OBJECT", "ID", "STATUS", "MESSAGE"}}
+	names := map[string]string{}
 	for _, h := range c.Hosts {
-		addFailing(&t, "host/"+firstOf(Hostname(h), h.ID), h.ValidationsInfo)
+		names[h.ID] = firstOf(Hostname(h), h.ID)
+	}
+	if len(vs) == 0 {
+		vs = failing(c.ValidationsInfo, "")
+		for _, h := range c.Hosts {
+			vs = append(vs, failing(h.ValidationsInfo, h.ID)...)
+		}
+	}
+	for i, v := range vs {
+		obj := "cluster"
+		if v.HostID != "" {
+			obj = "host/" + firstOf(names[v.HostID], v.HostID)
+		}
+		t.add(strconv.Itoa(i), []string{obj, v.ID, v.Status, v.Message})
 	}
 	return t
 }
 
-func addFailing(t *Table, obj, info string) {
-	all := validations(info)
-	for i, r := range all.Rows { // CATEGORY, ID, STATUS, MESSAGE
-		if r[2] == "success" || r[2] == "disabled" {
-			continue
+// failing lists the validations of a validations_info document that do
+// not pass, for hostID ("" for the cluster).
+func failing(info, hostID string) []client.FailingValidation {
+	var out []client.FailingValidation
+	for _, r := range validations(info).Rows { // CATEGORY, ID, STATUS, MESSAGE
+		if r[2] != "success" && r[2] != "disabled" {
+			out = append(out, client.FailingValidation{ID: r[1], Status: r[2], Message: r[3], HostID: hostID})
 		}
-		t.add(obj+"/"+all.Keys[i], append([]string{obj}, r...))
 	}
+	return out
 }

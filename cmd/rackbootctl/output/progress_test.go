@@ -83,8 +83,17 @@ func TestFailingValidationsGolden(t *testing.T) {
 			{Host: models.Host{ID: "aaaaaaaa-0000-0000-0000-000000000002", ValidationsInfo: `not json`}},
 		}}
 	var b bytes.Buffer
-	if err := output.Write(&b, output.FormatTable, nil, output.FailingValidations(c)); err != nil {
+	if err := output.Write(&b, output.FormatTable, nil, output.FailingValidations(c, nil)); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "failing-validations.txt", b.Bytes())
+	// The server's list wins; its hosts are named where the cluster knows them.
+	b.Reset()
+	server := []client.FailingValidation{{ID: "all-hosts-are-ready-to-install", Status: "failure", Message: "The cluster has hosts that are not ready to install."},
+		{ID: "has-min-memory", Status: "failure", Message: "The host has 1.00 GiB of RAM, 16.00 GiB required", HostID: c.Hosts[0].ID},
+		{ID: "connected", Status: "failure", Message: "Host is disconnected", HostID: "aaaaaaaa-0000-0000-0000-000000000009"}}
+	if err := output.Write(&b, output.FormatTable, nil, output.FailingValidations(c, server)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "failing-validations-server.txt", b.Bytes())
 }

@@ -1,0 +1,47 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rackboot/rackboot/cmd/rackbootctl/cli"
+	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+)
+
+// Against the real API: install of a cluster that is not ready exits 1
+// with the server's failing validations, and changes nothing (status,
+// install clock, events of an installation).
+func TestInstallNotReadyAgainstAPI(t *testing.T) {
+	r := newRig(t)
+	ps := r.file("pull-secret.json", pullSecret)
+	cl := createdID(t, r.ok("create", "cluster", "--name", "prod", "--version", "4.16", "--base-domain",
+		"example.com", "--control-plane-count", "3", "--pull-secret-file", ps))
+	before := r.ok("get", "clusters", cl, "-o", "json")
+
+	res := r.run("install", "prod")
+	if res.code != cli.ExitError || res.stdout != "" {
+		t.Fatalf("install of an empty cluster: exit %d, stdout %q", res.code, res.stdout)
+	}
+	for _, want := range []string{`^error: cluster prod \(` + cl + `\) is pending-for-input, not ready to install \(HTTP 409\); failing validations:\n`,
+		`\nOBJECT +ID +STATUS +MESSAGE\n`, `\ncluster +sufficient-masters-count +failure +The cluster must have exactly 3 dedicated control plane nodes`,
+		`\ncluster +api-vips-defined +failure +`} {
+		if !regexp.MustCompile(want).MatchString(res.stderr) {
+			t.Errorf("stderr does not match %q:\n%s", want, res.stderr)
+		}
+	}
+	if after := r.ok("get", "clusters", cl, "-o", "json"); after != before {
+		t.Errorf("a refused install changed the cluster:\n%s\nwas\n%s", after, before)
+	}
+	var c client.Cluster
+	if err := json.Unmarshal([]byte(before), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Status == "installing" || !c.InstallStartedAt.IsZero() {
+		t.Errorf("cluster after a refused install: %s, started %v", c.Status, c.InstallStartedAt)
+	}
+	if ev := r.ok("get", "events", "--cluster", cl); strings.Contains(ev, "preparing-for-installation") {
+		t.Errorf("a refused install left installation events:\n%s", ev)
+	}
+}
