@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -300,5 +303,17 @@ func TestInstallArgsAcceptUnknownFields(t *testing.T) {
 	if a.Role != "bootstrap" || a.BootDevice != "/dev/disk/by-path/pci-0000:00:05.0" || a.ImageSHA256 != strings.Repeat("ab", 32) ||
 		len(a.InstallerArgs) != 2 || a.ImageSize != 0 || a.ExternalReboot {
 		t.Fatalf("%+v", a)
+	}
+}
+
+func TestInstallErrorsWrapTheirSentinels(t *testing.T) {
+	err := error(fail(ErrImage, nil, "disk image sha256 mismatch"))
+	var f *failure
+	if !errors.Is(err, ErrInstall) || !errors.Is(err, ErrImage) || errors.Is(err, ErrDevice) || !errors.As(err, &f) {
+		t.Fatalf("%v", err)
+	}
+	err = fmt.Errorf("wrapped: %w", fail(ErrDevice, os.ErrPermission, "cannot open boot device"))
+	if !errors.Is(err, ErrDevice) || !errors.Is(err, os.ErrPermission) || err.Error() != "wrapped: cannot open boot device: permission denied" {
+		t.Fatalf("%v", err)
 	}
 }

@@ -50,7 +50,12 @@ func (f *failure) Error() string {
 	return f.reason + ": " + f.cause.Error()
 }
 
-func (f *failure) Unwrap() []error { return []error{ErrInstall, f.kind, f.cause} }
+func (f *failure) Unwrap() []error {
+	if f.cause == nil {
+		return []error{ErrInstall, f.kind}
+	}
+	return []error{ErrInstall, f.kind, f.cause}
+}
 
 func fail(kind error, cause error, format string, v ...any) *failure {
 	return &failure{kind: kind, cause: cause, reason: fmt.Sprintf(format, v...)}
