@@ -30,6 +30,7 @@ func (c *checker) check(f *file) {
 	c.engine(f.Engine)
 	c.imageSets(f.ImageSet)
 	c.api(f.API)
+	c.cluster(f.Cluster)
 }
 
 // errAt reports a problem with the value at path.

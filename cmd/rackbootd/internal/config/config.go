@@ -42,6 +42,8 @@ type Config struct {
 	API      API
 	// ImageSets are the file's [[image_set]] tables, in file order.
 	ImageSets []ImageSet
+	// Cluster is [cluster]; nil for a lone appliance (check_cluster.go).
+	Cluster *Cluster
 
 	ix *index // where each key is, for ErrorAt
 }

@@ -8,6 +8,8 @@ type file struct {
 	Profile []fileProfile `toml:"profile"`
 	Engine  fileEngine    `toml:"engine"`
 	API     fileAPI       `toml:"api"`
+	// Cluster is [cluster] (check_cluster.go).
+	Cluster fileCluster `toml:"cluster"`
 	// ImageSet is [[image_set]] (check_imagesets.go).
 	ImageSet []fileImageSet `toml:"image_set"`
 }
