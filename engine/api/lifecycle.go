@@ -66,7 +66,7 @@ func (s *server) cancelInstallation(w http.ResponseWriter, r *http.Request, _ au
 	id := r.PathValue("cluster_id")
 	_, _, err := s.clusterMove(r.Context(), id, func(m *engine.Model, c engine.Cluster) (*engine.InstallTransition, error) {
 		if !slices.Contains(engine.ClusterInstalling(), c.Status) {
-			return nil, fmt.Errorf("%w: cluster %s is %s: only an installation under way can be cancelled", ErrConflict, id, c.Status)
+			return nil, fmt.Errorf("%w: cluster %s is %s and cannot be cancelled: only an installation under way can", ErrConflict, id, c.Status)
 		}
 		tr := &engine.InstallTransition{ClusterID: id, Cluster: &engine.StatusChange{Status: engine.ClusterStatusCancelled,
 			Info: infoCancelled, From: []string{c.Status}}}

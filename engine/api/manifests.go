@@ -146,8 +146,12 @@ func (s *server) deleteManifest(w http.ResponseWriter, r *http.Request, _ auth.P
 	return nil
 }
 
+// redactedPullSecret stands for the pull secret in the install-config the
+// API shows (the generated file, downloads/files, has the real one).
+const redactedPullSecret = `{"auths":{"REDACTED":{"auth":"UkVEQUNURUQ="}}}`
+
 // installConfig renders cluster id's install-config.yaml with overrides
-// ("" : the stored ones).
+// (nil: the stored ones), its pull secret redacted.
 func (s *server) installConfig(id string, overrides *string) ([]byte, error) {
 	var (
 		out []byte
@@ -167,6 +171,7 @@ func (s *server) installConfig(id string, overrides *string) ([]byte, error) {
 			err = fmt.Errorf("%w: %v", ErrConflict, cerr)
 			return
 		}
+		ic.PullSecret = redactedPullSecret
 		out, err = installer.InstallConfig(ic)
 	})
 	if err != nil {
@@ -190,11 +195,8 @@ func (s *server) updateInstallConfig(w http.ResponseWriter, r *http.Request, _ a
 	if err := decode(w, r, maxBody, &doc); err != nil {
 		return err
 	}
-	if doc != "" {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(doc), &obj); err != nil {
-			return badRequest("install-config overrides are not a JSON object: %s", jsonReason(err))
-		}
+	if err := checkOverridesDoc(doc); err != nil {
+		return err
 	}
 	if err := s.readEditable(id); err != nil {
 		return err
@@ -212,5 +214,20 @@ func (s *server) updateInstallConfig(w http.ResponseWriter, r *http.Request, _ a
 	s.event(ctx, engine.Event{Name: "install_config_applied", Severity: "info", ClusterID: id,
 		Message: "Custom install config was applied to the cluster"})
 	w.WriteHeader(http.StatusCreated)
+	return nil
+}
+
+// checkOverridesDoc accepts "" (no overrides) or a JSON object.
+func checkOverridesDoc(doc string) error {
+	if doc == "" {
+		return nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(doc), &obj); err != nil {
+		return badRequest("install-config overrides are not a JSON object: %s", jsonReason(err))
+	}
+	if obj == nil {
+		return badRequest("install-config overrides are not a JSON object")
+	}
 	return nil
 }
