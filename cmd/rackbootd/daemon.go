@@ -18,6 +18,7 @@ import (
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/bootsel"
 	"github.com/rackboot/rackboot/tftp"
+	"github.com/rackboot/rackboot/vip"
 )
 
 var errServiceEnded = errors.New("a service stopped serving")
@@ -32,6 +33,7 @@ type daemon struct {
 	holder *boot.Holder
 
 	store *cluster.Store // the replicated state, raft under data_dir
+	vip   *vip.VIP       // the service address, held while leading (ha.go); nil when not configured
 
 	sel     *bootsel.Selector // the engine's boot choices
 	chooser *chain            // sel, then the profile catalog
@@ -67,6 +69,9 @@ func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.Le
 		return nil, err
 	}
 	if err := d.newEngine(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.newVIP(); err != nil {
 		return nil, err
 	}
 	if err := d.newDHCP(ctx); err != nil {
@@ -160,6 +165,7 @@ func (d *daemon) newTFTP() error {
 func (d *daemon) start(ctx context.Context) <-chan error {
 	errc := make(chan error, 3)
 	d.runEngine(ctx)
+	d.runLeader(ctx)
 	run := func(name string, serve func() error) {
 		d.wg.Add(1)
 		go func() {
@@ -172,7 +178,7 @@ func (d *daemon) start(ctx context.Context) <-chan error {
 		}()
 	}
 	if d.dhcp != nil {
-		run("dhcp", func() error { return d.dhcp.ServeAll(ctx, d.dhcpConns...) })
+		run("dhcp", func() error { return d.serveDHCP(ctx) }) // on the leader only
 	}
 	if d.tftp != nil {
 		run("tftp", func() error { return ignore(d.tftp.Serve(d.tftpConn), tftp.ErrServerClosed) })
@@ -223,6 +229,9 @@ func (d *daemon) close() error {
 	}
 	if d.httpCancel != nil {
 		d.httpCancel()
+	}
+	if d.vip != nil {
+		d.vip.Close()
 	}
 	if d.store != nil {
 		if err := d.store.Close(); err != nil {

@@ -1,0 +1,211 @@
+package ha
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rackboot/rackboot/testbed/netns"
+)
+
+// Node is one appliance of the rack.
+type Node struct {
+	Index int
+	Name  string     // node0, node1, ...
+	NS    *netns.NS  // its namespace, with eth0 on the bridge
+	Addr  netip.Addr // its own address on eth0
+	MAC   string     // eth0's hardware address
+	Dir   string     // config, log, data directory
+
+	bedIf string // the bridge end of its veth
+	rack  *Rack
+
+	mu   sync.Mutex
+	proc *process
+}
+
+// process is one run of rackbootd.
+type process struct {
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan struct{}
+	err  error // set before done closes
+}
+
+// DataDir is the node's data_dir.
+func (n *Node) DataDir() string { return filepath.Join(n.Dir, "state") }
+
+// ConfigPath is the node's rackboot.toml.
+func (n *Node) ConfigPath() string { return filepath.Join(n.Dir, "rackboot.toml") }
+
+// LogPath is the file every run of the node appends its output to.
+func (n *Node) LogPath() string { return filepath.Join(n.Dir, "rackbootd.log") }
+
+// URL is the node's own HTTP base URL.
+func (n *Node) URL() string { return fmt.Sprintf("http://%s:%d", n.Addr, HTTPPort) }
+
+// RaftAddr is the node's raft address.
+func (n *Node) RaftAddr() string { return fmt.Sprintf("%s:%d", n.Addr, RaftPort) }
+
+// Start runs rackbootd in the node's namespace; it does not wait for it to
+// serve (a node of a cluster without quorum may not).
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc != nil && !n.proc.exited() {
+		return fmt.Errorf("%w: %s is already running", ErrRack, n.Name)
+	}
+	log, err := os.OpenFile(n.LogPath(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRack, err)
+	}
+	fmt.Fprintf(log, "=== ha testbed: start %s at %s\n", n.Name, time.Now().UTC().Format(time.RFC3339Nano))
+	// `ip netns exec` execs rackbootd in place: the pid is rackbootd's. It
+	// is not bound to ctx: the rack decides when it dies.
+	cmd := exec.Command("ip", "netns", "exec", n.NS.Name, n.rack.opts.Binary, "--config", n.ConfigPath())
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return fmt.Errorf("%w: start %s: %w", ErrRack, n.Name, err)
+	}
+	p := &process{cmd: cmd, log: log, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		log.Close()
+		close(p.done)
+	}()
+	n.proc = p
+	n.rack.opts.Logf("%s started (pid %d)", n.Name, cmd.Process.Pid)
+	return nil
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Running reports whether the node's rackbootd runs.
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.proc != nil && !n.proc.exited()
+}
+
+// Exited is closed when the current run ends (nil when never started).
+func (n *Node) Exited() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil {
+		return nil
+	}
+	return n.proc.done
+}
+
+// Kill sends SIGKILL and waits for the process to end.
+func (n *Node) Kill() error { return n.signal(syscall.SIGKILL) }
+
+// Stop sends SIGTERM and waits for the process to end.
+func (n *Node) Stop() error { return n.signal(syscall.SIGTERM) }
+
+func (n *Node) signal(sig syscall.Signal) error {
+	n.mu.Lock()
+	p := n.proc
+	n.mu.Unlock()
+	if p == nil || p.exited() {
+		return nil
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrRack, n.Name, err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("%w: %s did not end within 30 s of %s", ErrRack, n.Name, sig)
+	}
+	n.rack.opts.Logf("%s ended on %s", n.Name, sig)
+	return nil
+}
+
+// WaitHealthy waits until the node answers /healthz with 200 on its own
+// address, or its process ends.
+func (n *Node) WaitHealthy(ctx context.Context) error {
+	c := n.rack.HTTP(2 * time.Second)
+	done := n.Exited()
+	err := poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		select {
+		case <-done:
+			return false, fmt.Errorf("%w: %s exited: %s", ErrRack, n.Name, n.Tail(20))
+		default:
+		}
+		resp, err := c.Get(n.URL() + "/healthz")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s /healthz: %w", n.Name, err)
+	}
+	return nil
+}
+
+// Log is everything the node's runs wrote.
+func (n *Node) Log() string {
+	b, _ := os.ReadFile(n.LogPath())
+	return string(b)
+}
+
+// Tail is the last lines of Log.
+func (n *Node) Tail(lines int) string {
+	l := strings.Split(strings.TrimRight(n.Log(), "\n"), "\n")
+	if len(l) > lines {
+		l = l[len(l)-lines:]
+	}
+	return strings.Join(l, "\n")
+}
+
+// Cut pulls the node's cable: the bridge end of its veth goes down, so
+// the node's eth0 loses carrier; the node's own configuration is untouched.
+func (n *Node) Cut(ctx context.Context) error {
+	n.rack.opts.Logf("%s cut off", n.Name)
+	return n.rack.Bed.IP(ctx, "link", "set", n.bedIf, "down")
+}
+
+// Restore plugs the cable back in.
+func (n *Node) Restore(ctx context.Context) error {
+	n.rack.opts.Logf("%s reconnected", n.Name)
+	return n.rack.Bed.IP(ctx, "link", "set", n.bedIf, "up")
+}
+
+// HoldsVIP reports whether eth0 holds the service address.
+func (n *Node) HoldsVIP(ctx context.Context) (bool, error) {
+	out, err := n.NS.Run(ctx, "ip", "-4", "-o", "addr", "show", "dev", "eth0")
+	if err != nil {
+		return false, err
+	}
+	return strings.Contains(out, fmt.Sprintf(" %s/", ServiceAddr)), nil
+}
+
+// AdminToken is the admin token in the node's data directory.
+func (n *Node) AdminToken() (string, error) {
+	b, err := os.ReadFile(filepath.Join(n.DataDir(), "admin-token"))
+	if err != nil {
+		return "", fmt.Errorf("%w: %s's admin token: %w", ErrRack, n.Name, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
