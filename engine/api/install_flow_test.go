@@ -61,6 +61,18 @@ func runController(t *testing.T, e *env, gen installer.Generator, timeout time.D
 	t.Cleanup(func() { cancel(); <-done })
 }
 
+// runControllerCtx runs the install controller until ctx ends (under
+// engine.WhileLeader).
+func runControllerCtx(ctx context.Context, t *testing.T, e *env, gen installer.Generator) {
+	c, err := install.NewController(install.Options{Store: e.store, Interval: 20 * time.Millisecond,
+		Generators: func(engine.ImageSet) (installer.Generator, error) { return gen, nil }})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	c.Run(ctx)
+}
+
 // waitCluster polls the cluster until it is in status (with a deadline).
 func (rk *rack) waitCluster(status string) Cluster {
 	rk.t.Helper()
