@@ -26,7 +26,10 @@ import (
 // vipSettings is the service address and its interface from [cluster];
 // the zero prefix when none is configured.
 func vipSettings(cfg *config.Config) (netip.Prefix, string) {
-	return netip.Prefix{}, ""
+	if cfg.Cluster == nil {
+		return netip.Prefix{}, ""
+	}
+	return cfg.Cluster.VIP, cfg.Cluster.VIPInterface
 }
 
 // newVIP opens the service address when one is configured and removes it

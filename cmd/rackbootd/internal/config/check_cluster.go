@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,10 @@ type Cluster struct {
 	CA, Cert, Key string
 	// Identity is what CA, Cert and Key hold, checked at load.
 	Identity *rackca.Identity
+	// VIP is the rack's service address (vip), held by the leader on
+	// VIPInterface (vip_interface); not valid when unset (check_vip.go).
+	VIP          netip.Prefix
+	VIPInterface string
 }
 
 // ClusterPeer is one entry of cluster.bootstrap.
@@ -41,6 +46,9 @@ type fileCluster struct {
 	CA        string   `toml:"ca"`
 	Cert      string   `toml:"cert"`
 	Key       string   `toml:"key"`
+	// VIP and VIPInterface: check_vip.go.
+	VIP          string `toml:"vip"`
+	VIPInterface string `toml:"vip_interface"`
 }
 
 // Default paths of the rack identity.
@@ -69,6 +77,7 @@ func (c *checker) cluster(f fileCluster) {
 	cl.Advertise = c.clusterAdvertise(f.Advertise, cl.Bind)
 	c.clusterPeers(f, cl)
 	c.clusterIdentity(f, cl)
+	c.clusterVIP(f, cl)
 }
 
 // clusterAdvertise is the address peers dial: advertise, else bind when
