@@ -234,8 +234,14 @@ func (rk *rack) checkInstalled() {
 		}
 	}
 	e.wantError(e.do(adminCred(), "GET", "/clusters/"+id+"/downloads/files?file_name=../../etc/passwd", nil), 400, "file_name")
+	// The controller records the event right after the move: wait for it.
 	var evs []Event
-	e.must(adminCred(), 200, "GET", "/events?cluster_id="+id, nil).decode(t, &evs)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		e.must(adminCred(), 200, "GET", "/events?cluster_id="+id, nil).decode(t, &evs)
+		if slices.ContainsFunc(evs, func(ev Event) bool { return ev.Name == "cluster_installation_completed" }) || time.Now().After(deadline) {
+			break
+		}
+	}
 	stages := map[string]int{}
 	var statuses []string
 	for _, ev := range evs {
