@@ -119,6 +119,16 @@ func (s *server) installable(m *engine.Model, c engine.Cluster) error {
 	if c.HoldInstallation {
 		return fmt.Errorf("%w: cluster %s holds its installation (hold_installation is true)", ErrConflict, c.ID)
 	}
+	var unapproved []string
+	for h := range m.HostsOfCluster(c.ID) {
+		if !h.Approved {
+			unapproved = append(unapproved, h.ID)
+		}
+	}
+	if len(unapproved) > 0 {
+		return fmt.Errorf("%w: the installation is pending on the approval of %d hosts (%s)", ErrConflict,
+			len(unapproved), strings.Join(unapproved, ", "))
+	}
 	is, ok := m.ClusterImageSet(c)
 	if !ok || is.DiskImage.Path == "" {
 		return fmt.Errorf("%w: cluster %s: its image set %q has no disk image to install", ErrConflict, c.ID, is.Name)

@@ -311,6 +311,8 @@ func TestInstallFlowThreePlusOneAndDay2(t *testing.T) {
 	if h := day2.host(); h.Status != models.HostStatusKnown {
 		t.Fatalf("day-2 host is %q (%s)", h.Status, h.StatusInfo)
 	}
+	e.wantError(e.do(adminCred(), "POST", day2.path()+"/actions/install", nil), 409, "not approved")
+	e.must(adminCred(), 201, "PATCH", day2.path(), map[string]any{"approved": true})
 	e.must(adminCred(), 202, "POST", day2.path()+"/actions/install", nil)
 	rk.installOne(day2)
 	if h := day2.host(); h.Status != models.HostStatusAddedToExistingCluster || h.Kind != models.HostKindAddToExistingClusterHost {

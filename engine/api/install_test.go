@@ -82,6 +82,9 @@ func TestInstallHeldAndNoDiskImage(t *testing.T) {
 	e.must(adminCred(), 201, "PATCH", "/clusters/"+rk.cluster.ID, map[string]any{"hold_installation": true})
 	e.wantError(e.do(adminCred(), "POST", "/clusters/"+rk.cluster.ID+"/actions/install", nil), 409, "hold_installation")
 	e.must(adminCred(), 201, "PATCH", "/clusters/"+rk.cluster.ID, map[string]any{"hold_installation": false})
+	e.must(adminCred(), 201, "PATCH", rk.agents[0].path(), map[string]any{"approved": false})
+	e.wantError(e.do(adminCred(), "POST", "/clusters/"+rk.cluster.ID+"/actions/install", nil), 409, "approval of 1 hosts")
+	e.must(adminCred(), 201, "PATCH", rk.agents[0].path(), map[string]any{"approved": true})
 	is := testImageSet()
 	is.DiskImage = engine.DiskImage{}
 	if _, err := e.store.Apply(t.Context(), &engine.PutImageSet{ImageSet: is}); err != nil {

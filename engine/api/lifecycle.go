@@ -183,6 +183,8 @@ func (s *server) day2Ready(h engine.Host) error {
 		return fmt.Errorf("%w: host %s: its cluster is %q, not adding-hosts (POST .../actions/allow-add-workers first)", ErrConflict, h.ID, c.Status)
 	case h.Status != models.HostStatusKnown:
 		return fmt.Errorf("%w: host %s is %s, not known", ErrConflict, h.ID, h.Status)
+	case !h.Approved:
+		return fmt.Errorf("%w: host %s is not approved", ErrConflict, h.ID)
 	case h.Role == string(models.HostRoleMaster):
 		return badRequest("host %s: day-2 hosts install as workers, not masters", h.ID)
 	case !stored:
