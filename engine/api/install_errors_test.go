@@ -295,3 +295,21 @@ func (g *recordingGenerator) Generate(ctx context.Context, c installer.Cluster) 
 	g.last.Store(&c)
 	return fakeGenerator{}.Generate(ctx, c)
 }
+
+// A host whose agent registers again before the disk was written restarted
+// mid-install: it goes to error and takes its cluster with it.
+func TestInstallHostRestarted(t *testing.T) {
+	e := newMemEnv(t)
+	runController(t, e, fakeGenerator{}, 0, nil)
+	rk := startedRack(t, e, 1, 0)
+	a := rk.agents[0]
+	rk.takeInstallStep(a)
+	rk.progress(a.agent, a, models.HostStageWritingImageToDisk, "12%")
+	e.must(a.agent, 201, "POST", "/infra-envs/"+rk.ie.ID+"/hosts", models.HostCreateParams{HostID: a.id})
+	if h := a.host(); h.Status != models.HostStatusError || !strings.Contains(h.StatusInfo, "unexpectedly restarted") {
+		t.Errorf("host %q (%s)", h.Status, h.StatusInfo)
+	}
+	if c := rk.waitCluster(engine.ClusterStatusError); !strings.Contains(c.StatusInfo, "unexpectedly restarted") {
+		t.Errorf("cluster status_info %q", c.StatusInfo)
+	}
+}

@@ -145,6 +145,8 @@ func (c *Controller) watchHosts(ctx context.Context, cl engine.Cluster, hosts []
 			installed++
 		case models.HostStatusInstallingPendingUserAction:
 			pending = true
+		case models.HostStatusError:
+			return c.hostFailed(ctx, cl, hosts, h)
 		}
 	}
 	next, info := engine.ClusterStatusInstalling, infoClusterInstall
@@ -197,6 +199,27 @@ func (c *Controller) timeout(ctx context.Context, cl engine.Cluster, hosts []eng
 		return err
 	}
 	c.log.WarnContext(ctx, "installation timed out", "cluster", cl.ID, "timeout", c.o.Timeout)
+	c.clusterEvent(ctx, cl.ID, engine.ClusterStatusError, info)
+	c.hostEvents(ctx, cl.ID, hosts, changes)
+	return nil
+}
+
+// hostFailed puts cl in error because failed is, with the cluster's other
+// unfinished hosts.
+func (c *Controller) hostFailed(ctx context.Context, cl engine.Cluster, hosts []engine.Host, failed engine.Host) error {
+	info := fmt.Sprintf("Host %s failed: %s", name(failed), failed.StatusInfo)
+	var changes []engine.HostChange
+	for _, h := range hosts {
+		if slices.Contains(engine.HostInstalling(), h.Status) {
+			changes = append(changes, engine.HostChange{ID: h.ID, Status: models.HostStatusError, From: []string{h.Status},
+				Info: "Installation of the cluster failed"})
+		}
+	}
+	ok, err := c.apply(ctx, &engine.InstallTransition{ClusterID: cl.ID, Hosts: changes,
+		Cluster: &engine.StatusChange{Status: engine.ClusterStatusError, Info: info, From: []string{cl.Status}}})
+	if !ok {
+		return err
+	}
 	c.clusterEvent(ctx, cl.ID, engine.ClusterStatusError, info)
 	c.hostEvents(ctx, cl.ID, hosts, changes)
 	return nil
