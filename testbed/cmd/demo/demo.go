@@ -2,284 +2,299 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"regexp"
+	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
-	"github.com/rackboot/rackboot/testbed/qemu"
+	"github.com/rackboot/rackboot/testbed/osimage"
 )
 
 type options struct {
-	firmware  string
+	sno       bool
 	rackbootd string
-	mac       string
+	wave      int
+	keep      bool
+	firmware  string
 }
 
+// Limits of the demo's waits: they only end a stuck run.
 const (
-	bridge   = "br0"
-	tap      = "tap0"
-	hostname = "demo-0"
-	bootTime = 10 * time.Minute // bounds a hung VM; a BIOS boot takes ~25 s, OVMF ~90 s
+	discoverLimit = 15 * time.Minute
+	installLimit  = 45 * time.Minute
 )
 
-var doneRE = regexp.MustCompile(regexp.QuoteMeta(image.MarkerDone))
-
 func run(ctx context.Context, o options) error {
-	fw := qemu.BIOS
-	switch o.firmware {
-	case "bios":
-	case "uefi":
-		fw = qemu.UEFI
-	default:
-		return fmt.Errorf("unknown firmware %q (bios or uefi)", o.firmware)
+	start := time.Now()
+	if o.firmware != "uefi" {
+		return fmt.Errorf("firmware %q: the installed OS boots under UEFI (OVMF) only; use -firmware uefi", o.firmware)
+	}
+	if err := netns.Available(); err != nil {
+		return fmt.Errorf("%w (run as root: sudo make demo)", err)
 	}
 	daemon, err := filepath.Abs(o.rackbootd)
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(daemon); err != nil {
-		return fmt.Errorf("%w (run make build)", err)
+	ctl := filepath.Join(filepath.Dir(daemon), "rackbootctl")
+	for _, b := range []string{daemon, ctl} {
+		if _, err := os.Stat(b); err != nil {
+			return fmt.Errorf("%w (run make build)", err)
+		}
 	}
-	step("building the test boot image (Debian kernel + busybox initrd)")
-	cache, err := image.DefaultCacheDir()
+	art, img, err := images(ctx)
 	if err != nil {
 		return err
-	}
-	art, err := image.Build(ctx, cache)
-	if err != nil {
-		return fmt.Errorf("building the test image: %w", err)
 	}
 	work, err := os.MkdirTemp("", "rackboot-demo-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	conf, err := writeConfig(work, art, o.mac)
+	defer cleanup(work, o.keep)
+	nodes, roles := cluster(o.sno)
+	log, err := os.Create(filepath.Join(work, "rackbootd.log"))
 	if err != nil {
 		return err
 	}
-	step("making network namespace with " + bridge + " 10.99.0.1/24 and " + tap)
-	ns, err := segment(ctx)
+	defer log.Close()
+	step(fmt.Sprintf("starting rackbootd in a network namespace (br0 10.99.0.1/24, %d taps); its log: %s", len(nodes), log.Name()))
+	bed, err := installbed.Start(ctx, installbed.Options{Rackbootd: daemon, Rackbootctl: ctl, Discovery: art, OS: img,
+		Nodes: nodes, Dir: work, Log: log})
 	if err != nil {
 		return err
 	}
-	defer ns.Close()
-	step("starting rackbootd --config " + conf)
-	stopDaemon, err := startDaemon(ctx, ns, daemon, conf, filepath.Join(work, "rackbootd.log"))
+	defer bed.Close()
+	err = demo(ctx, bed, o, nodes, roles, start)
+	if err != nil {
+		tell(bed)
+	}
+	return err
+}
+
+// images builds (or takes from the cache) the discovery image and the OS
+// disk image.
+func images(ctx context.Context) (image.Artifacts, osimage.Image, error) {
+	step("building the testbed images (cached after the first run)")
+	root, err := image.RepoRoot()
+	if err != nil {
+		return image.Artifacts{}, osimage.Image{}, err
+	}
+	cache, err := image.DefaultCacheDir()
+	if err != nil {
+		return image.Artifacts{}, osimage.Image{}, err
+	}
+	art, err := image.BuildDiscoveryFromSource(ctx, root, cache)
+	if err != nil {
+		return art, osimage.Image{}, fmt.Errorf("building the discovery image: %w", err)
+	}
+	fmt.Printf("discovery image: Debian kernel + busybox initrd with rackboot-agent and Ignition (%s)\n", art.Initrd)
+	img, err := osimage.BuildFromSource(ctx, root, cache)
+	if err != nil {
+		return art, img, fmt.Errorf("building the OS disk image: %w", err)
+	}
+	fmt.Printf("OS disk image:   %d MiB raw GPT disk, UEFI, sha256 %s…\n", img.Size>>20, img.SHA256[:16])
+	return art, img, nil
+}
+
+// cluster is the demo's nodes and their roles.
+func cluster(sno bool) ([]installbed.Node, map[string]string) {
+	roles := map[string]string{}
+	if sno {
+		nodes := installbed.Nodes("sno", 0, 1)
+		roles[nodes[0].Name] = "master"
+		return nodes, roles
+	}
+	nodes := append(installbed.Nodes("master", 0, 3), installbed.Nodes("worker", 3, 1)...)
+	for _, n := range nodes {
+		roles[n.Name], _, _ = strings.Cut(n.Name, "-") // master-0 → master
+	}
+	return nodes, roles
+}
+
+func demo(ctx context.Context, bed *installbed.Bed, o options, nodes []installbed.Node, roles map[string]string, start time.Time) error {
+	name := "demo"
+	if o.sno {
+		name = "sno"
+	}
+	step("defining the cluster and its infra-env with rackbootctl")
+	id, err := bed.CreateCluster(ctx, name, o.sno)
 	if err != nil {
 		return err
 	}
-	defer stopDaemon()
-	step(fmt.Sprintf("powering on a %s VM with MAC %s; its serial console follows", fw, o.mac))
-	console, err := bootVM(ctx, ns, fw, o.mac, work)
+	if err := show(ctx, bed, "get", "clusters"); err != nil {
+		return err
+	}
+	step(fmt.Sprintf("powering on %d VMs, %d at a time (OVMF, empty virtio disk, boot order: network, then disk)", len(nodes), o.wave))
+	vms, err := bed.BootWaves(ctx, nodes, o.wave, installbed.AgentStartRE, func(s string) { fmt.Println(s) })
 	if err != nil {
 		return err
 	}
-	return summarize(console)
+	step("the hosts registered; approving them and giving them their roles")
+	if err := approve(ctx, bed, id, nodes, roles); err != nil {
+		return err
+	}
+	step(fmt.Sprintf("installing: rackbootctl install %s -w", name))
+	if err := installWatch(ctx, bed, id, name); err != nil {
+		return err
+	}
+	return summary(ctx, bed, id, vms, start)
+}
+
+// approve waits for every node's host, approves it and sets its role with
+// rackbootctl, then waits until the cluster is ready.
+func approve(ctx context.Context, bed *installbed.Bed, id string, nodes []installbed.Node, roles map[string]string) error {
+	c, err := bed.API()
+	if err != nil {
+		return err
+	}
+	_, err = installbed.WaitHosts(ctx, c, id, discoverLimit, func(hs []*client.Host) bool {
+		return registered(hs, nodes, func(h *client.Host) bool { return h.Inventory != "" })
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		for _, args := range [][]string{{"approve", "host", n.Name}, {"patch", "host", n.Name, "--role", roles[n.Name]}} {
+			fmt.Printf("$ rackbootctl %s\n", strings.Join(args, " "))
+			if err := show(ctx, bed, args...); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = installbed.WaitHosts(ctx, c, id, discoverLimit, func(hs []*client.Host) bool {
+		return registered(hs, nodes, func(h *client.Host) bool { return h.Status == models.HostStatusKnown })
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := installbed.WaitCluster(ctx, c, id, discoverLimit, "ready"); err != nil {
+		return err
+	}
+	fmt.Println("$ rackbootctl get hosts")
+	return show(ctx, bed, "get", "hosts")
+}
+
+// registered reports whether every node has a host for which ok is true.
+func registered(hs []*client.Host, nodes []installbed.Node, ok func(*client.Host) bool) bool {
+	for _, n := range nodes {
+		found := false
+		for _, h := range hs {
+			found = found || (installbed.Hostname(h) == n.Name && ok(h))
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// installWatch runs rackbootctl install -w on the terminal: it starts the
+// installation and draws a progress bar per host until the cluster is
+// installed (or fails: exit 1).
+func installWatch(ctx context.Context, bed *installbed.Bed, id, name string) error {
+	cmd := bed.CtlCommand(ctx, "install", name, "-w")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("rackbootctl install %s -w: %w", name, err)
+	}
+	c, err := bed.API()
+	if err != nil {
+		return err
+	}
+	_, err = installbed.WaitCluster(ctx, c, id, installLimit, "installed")
+	return err
+}
+
+// summary prints the final tables, where the time went and the elapsed
+// time.
+func summary(ctx context.Context, bed *installbed.Bed, id string, vms []*installbed.VM, start time.Time) error {
+	step("the cluster is installed")
+	for _, args := range [][]string{{"get", "clusters"}, {"get", "hosts"}} {
+		fmt.Printf("$ rackbootctl %s\n", strings.Join(args, " "))
+		if err := show(ctx, bed, args...); err != nil {
+			return err
+		}
+	}
+	for _, vm := range vms {
+		fmt.Printf("%s console: %s\n", vm.Node.Name, roleLine(vm.Console()))
+	}
+	c, err := bed.API()
+	if err != nil {
+		return err
+	}
+	if tl, err := installbed.Collect(ctx, c, id, vms, 0); err == nil {
+		step("where the time went (from rackbootd's events and the consoles)")
+		fmt.Print(tl.Markdown())
+	}
+	step(fmt.Sprintf("done in %s (power-on to installed, on %s)", time.Since(start).Round(time.Second), machine()))
+	return nil
+}
+
+// roleLine is the line the role config's unit printed on the installed
+// system, or what is missing.
+func roleLine(console string) string {
+	for _, l := range strings.Split(console, "\n") {
+		if i := strings.Index(l, installbed.MarkerRole); i >= 0 {
+			return strings.TrimSpace(l[i:])
+		}
+	}
+	return "(no " + installbed.MarkerRole + " line)"
+}
+
+// show runs rackbootctl args with its output on the terminal.
+func show(ctx context.Context, bed *installbed.Bed, args ...string) error {
+	out, err := bed.Ctl(ctx, args...)
+	fmt.Print(out)
+	return err
+}
+
+// tell prints the tails of rackbootd's log and the consoles after a
+// failure.
+func tell(bed *installbed.Bed) {
+	step("rackbootd's log, last lines")
+	fmt.Print(tail(bed.DaemonLog(), 20))
+	for _, vm := range bed.VMs() {
+		step(vm.Node.Name + "'s console, last lines")
+		fmt.Println(vm.ConsoleTail(15))
+	}
+}
+
+func cleanup(dir string, keep bool) {
+	if keep {
+		fmt.Printf("\nwork directory kept: %s\n", dir)
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+	}
 }
 
 func step(s string) { fmt.Printf("\n==> %s\n", s) }
 
-func writeConfig(dir string, art image.Artifacts, mac string) (string, error) {
-	ign := filepath.Join(dir, "discovery.ign")
-	const profileIgnition = `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/motd","mode":420,"contents":{"source":"data:,booted%20by%20rackboot%0A"}}]}}`
-	if err := os.WriteFile(ign, []byte(profileIgnition), 0o644); err != nil {
-		return "", err
-	}
-	toml := fmt.Sprintf(`[server]
-data_dir = %q
-advertise = "10.99.0.1"
-http_listen = "10.99.0.1:8080"
-
-[dhcp]
-mode = "full"
-interfaces = [%q]
-subnet = "10.99.0.0/24"
-range = ["10.99.0.100", "10.99.0.200"]
-router = "10.99.0.1"
-dns = ["10.99.0.1"]
-lease_time = "1h"
-
-[[dhcp.reservation]]
-mac = %q
-ip = "10.99.0.11"
-hostname = %q
-
-[tftp]
-listen = "10.99.0.1:69"
-root = "/usr/lib/ipxe"
-
-[[profile]]
-name = "discovery"
-kernel = %q
-initrd = %q
-cmdline = "console=ttyS0"
-ignition = %q
-macs = []
-`, filepath.Join(dir, "state"), bridge, mac, hostname, art.Kernel, art.Initrd, ign)
-	path := filepath.Join(dir, "rackboot.toml")
-	return path, os.WriteFile(path, []byte(toml), 0o644)
-}
-
-func segment(ctx context.Context) (*netns.NS, error) {
-	ns, err := netns.New(ctx, "rbdemo")
-	if err != nil {
-		return nil, err
-	}
-	if err := ns.AddBridge(ctx, bridge, "10.99.0.1/24"); err != nil {
-		ns.Close()
-		return nil, err
-	}
-	if err := ns.AddTap(ctx, tap, bridge); err != nil {
-		ns.Close()
-		return nil, err
-	}
-	return ns, nil
-}
-
-// startDaemon runs rackbootd in the namespace, its log to logPath, and waits
-// until it answers /healthz.
-func startDaemon(ctx context.Context, ns *netns.NS, bin, conf, logPath string) (func(), error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := ns.Command(ctx, bin, "--config", conf)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-		}
-		logFile.Close()
-		if log, err := os.ReadFile(logPath); err == nil {
-			step("rackbootd's log, last lines")
-			fmt.Print(lastLines(string(log), 12))
-		}
-	}
-	if err := waitHealthy(ctx, ns, exited); err != nil {
-		stop()
-		log, _ := os.ReadFile(logPath)
-		return nil, fmt.Errorf("%w\n%s", err, log)
-	}
-	return stop, nil
-}
-
-func waitHealthy(ctx context.Context, ns *netns.NS, exited <-chan error) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			return fmt.Errorf("rackbootd exited: %v", err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		if out, err := ns.Run(ctx, "curl", "-sf", "http://10.99.0.1:8080/healthz"); err == nil && strings.TrimSpace(out) == "ok" {
-			return nil
-		}
-	}
-	return errors.New("rackbootd did not answer /healthz within 30 s")
-}
-
-func bootVM(ctx context.Context, ns *netns.NS, fw qemu.Firmware, mac, work string) (string, error) {
-	dir := filepath.Join(work, "vm")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	vm, err := qemu.Start(ctx, ns, qemu.Config{Firmware: fw, MAC: mac, Tap: tap, Dir: dir, NoReboot: true})
-	if err != nil {
-		return "", err
-	}
-	defer vm.Stop()
-	stopTail := tail(vm.ConsolePath, os.Stdout)
-	defer stopTail()
-	wctx, cancel := context.WithTimeout(ctx, bootTime)
-	defer cancel()
-	if _, err := vm.WaitFor(wctx, doneRE); err != nil {
-		return vm.Console(), fmt.Errorf("the VM did not finish booting: %w\n%s", err, vm.Stderr())
-	}
-	return vm.Console(), nil
-}
-
-// tail copies what is appended to path onto w until stopped.
-func tail(path string, w io.Writer) func() {
-	quit, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		var off int64
-		for {
-			off = copyFrom(path, off, w)
-			select {
-			case <-quit:
-				copyFrom(path, off, w)
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
-	return func() { close(quit); <-finished }
-}
-
-func copyFrom(path string, off int64, w io.Writer) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return off
-	}
-	defer f.Close()
-	n, _ := io.Copy(w, io.NewSectionReader(f, off, 1<<40))
-	return off + n
-}
-
-func summarize(console string) error {
-	lease, err := image.ParseLease(console)
-	if err != nil {
-		return err
-	}
-	ign, err := image.ParseIgnition(console)
-	if err != nil {
-		return err
-	}
-	var pretty map[string]any
-	if err := json.Unmarshal(ign, &pretty); err != nil {
-		return fmt.Errorf("the VM's config.ign is not JSON: %w", err)
-	}
-	step("the VM booted rackboot's kernel and its own initrd")
-	fmt.Printf("DHCP lease:  ip %s/%s, hostname %q, boot server %s\n", lease.IP, lease.Mask, lease.Hostname, lease.Server)
-	version := ""
-	if meta, ok := pretty["ignition"].(map[string]any); ok {
-		version, _ = meta["version"].(string)
-	}
-	fmt.Printf("config.ign:  %d bytes of Ignition %s\n", len(ign), version)
-	if !strings.Contains(string(ign), `"path":"/etc/hostname"`) {
-		return fmt.Errorf("config.ign has no /etc/hostname for the reserved host %s", hostname)
-	}
-	fmt.Printf("             it writes /etc/hostname for the reserved host %s\n", hostname)
-	return nil
-}
-
-func lastLines(s string, n int) string {
+func tail(s string, n int) string {
 	lines := strings.SplitAfter(s, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "")
+}
+
+// machine is "N cores, M GiB" of this machine, for the elapsed time line.
+func machine() string {
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf(", %d GiB", (kb+(1<<19))>>20)
+		}
+	}
+	return fmt.Sprintf("%d cores%s, QEMU under TCG", runtime.NumCPU(), mem)
 }

@@ -1,11 +1,17 @@
-// Command demo is `make demo`: it shows rackboot's main job on one machine.
-// It builds the testbed boot image, makes a private network namespace with a
-// bridge and a tap, starts bin/rackbootd there (DHCP full mode, TFTP, HTTP),
-// network-boots a QEMU VM from it and streams the VM's serial console. The VM
-// prints the lease it got and the config.ign rackboot appended to its initrd,
-// then powers off; demo prints a summary and removes everything it made.
+// Command demo is `make demo`: rackboot's main job on one machine. As root
+// it builds the testbed images (the discovery image and the installable OS
+// disk image), makes a private network namespace with a bridge and a tap per
+// VM, starts bin/rackbootd there with a testbed config (full DHCP, the
+// discovery image, and an image set installing the testbed OS with the
+// user's role Ignition configs), and then does what a user does with
+// rackbootctl: creates a cluster of three control-plane nodes and one
+// worker (DEMO=sno or -sno: a single node), powers the VMs on (OVMF, an
+// empty virtio disk, network boot then disk; two at a time), approves the
+// hosts, installs, and shows a live progress bar per host until the
+// cluster is installed. It ends with the host table, where the time went,
+// and the elapsed time, and removes everything it made.
 //
-//	sudo go run ./testbed/cmd/demo [-firmware bios|uefi] [-rackbootd bin/rackbootd]
+//	sudo go run ./testbed/cmd/demo [-sno] [-rackbootd bin/rackbootd] [-keep]
 package main
 
 import (
@@ -19,13 +25,16 @@ import (
 
 func main() {
 	var o options
-	flag.StringVar(&o.firmware, "firmware", "bios", "VM firmware: bios (SeaBIOS + iPXE ROM) or uefi (OVMF's own PXE)")
-	flag.StringVar(&o.rackbootd, "rackbootd", "bin/rackbootd", "the rackbootd binary to run")
-	flag.StringVar(&o.mac, "mac", "52:54:00:00:00:01", "the VM's MAC address (reserved as demo-0 / 10.99.0.11)")
+	flag.BoolVar(&o.sno, "sno", os.Getenv("DEMO") == "sno", "install a single-node cluster (default from DEMO=sno)")
+	flag.StringVar(&o.rackbootd, "rackbootd", "bin/rackbootd", "the rackbootd binary to run (rackbootctl is taken from the same directory)")
+	flag.IntVar(&o.wave, "wave", 2, "how many VMs boot at once (each TCG VM takes most of a core while it boots)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (config, logs, VM disks and consoles) at the end")
+	flag.StringVar(&o.firmware, "firmware", "uefi", "VM firmware: uefi (the installed OS boots under OVMF only)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, o); err != nil {
+	err := run(ctx, o)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,183 @@
+package installbed
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// roles holds the user's role Ignition configs (generator "user-configs"):
+// each writes /etc/rackboot-role and enables a unit that prints
+// "RACKBOOT-ROLE <role> <hostname>" on the installed system's console.
+//
+//go:embed roles/master.ign roles/worker.ign
+var roles embed.FS
+
+// Thresholds of the testbed profile: what the bed's small VMs pass with
+// (upstream's minimums are far above any TCG VM).
+const (
+	ThresholdsProfile = "testbed-small-vms"
+	thresholds        = `[image_set.thresholds]
+profile = "` + ThresholdsProfile + `"
+master = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
+worker = { cpu_cores = 1, memory_mib = 1024, disk_gb = 20 }
+`
+)
+
+// InstallTimeout is the installation timeout of the config: TCG VMs on a
+// busy 2-core machine are slow, and it only ends a stuck installation.
+const InstallTimeout = "45m"
+
+// RoleConfig returns the user role config of role (master or worker).
+func RoleConfig(role string) ([]byte, error) { return roles.ReadFile("roles/" + role + ".ign") }
+
+// writeConfig writes the role configs, the openshift-install stand-in and
+// rackboot.toml into the bed's directory and returns the config's path.
+func (b *Bed) writeConfig() (string, error) {
+	roleDir := filepath.Join(b.Dir, "roles")
+	if err := os.MkdirAll(roleDir, 0o755); err != nil {
+		return "", err
+	}
+	for _, r := range []string{"master", "worker"} {
+		raw, err := RoleConfig(r)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(roleDir, r+".ign"), raw, 0o644); err != nil {
+			return "", err
+		}
+	}
+	generator := "generator = \"user-configs\"\nrole_ignition_dir = " + fmt.Sprintf("%q", roleDir)
+	if b.opts.Generator == GeneratorOpenShiftInstall {
+		bin, err := writeOpenShiftInstall(b.Dir)
+		if err != nil {
+			return "", err
+		}
+		generator = "generator = \"openshift-install\"\nopenshift_install = " + fmt.Sprintf("%q", bin)
+	}
+	var res strings.Builder
+	for _, n := range b.opts.Nodes {
+		fmt.Fprintf(&res, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", n.MAC, n.IP, n.Name)
+	}
+	toml := fmt.Sprintf(`[server]
+data_dir = %q
+advertise = %q
+http_listen = "%s:8080"
+log_level = "debug"
+
+[dhcp]
+mode = "full"
+interfaces = [%q]
+subnet = "10.99.0.0/24"
+range = ["10.99.0.100", "10.99.0.200"]
+router = %q
+dns = [%q]
+lease_time = "1h"
+%s
+[tftp]
+listen = ":69"
+root = "/usr/lib/ipxe"
+
+[[profile]]
+name = "discovery"
+kernel = %q
+initrd = %q
+cmdline = "console=ttyS0"
+
+[engine]
+default_infra_env = %q
+default_profile = "discovery"
+monitor_interval = "2s"
+install_timeout = %q
+
+# The cluster installs this image set: the testbed OS disk image and the
+# role Ignition of the generator below. Its hosts are validated against
+# the testbed thresholds.
+[[image_set]]
+name = %q
+version = "4.16"
+cpu_arch = "x86_64"
+profile = "discovery"
+disk_image = %q
+disk_image_sha256 = %q
+%s
+%s
+# The API client (rackbootctl) runs inside the namespace, not on loopback.
+[api]
+admin_remote = true
+`, filepath.Join(b.Dir, "state"), ServerIP, ServerIP, Bridge, ServerIP, ServerIP, res.String(),
+		b.opts.Discovery.Kernel, b.opts.Discovery.Initrd, InfraEnvName, InstallTimeout,
+		ImageSetName, b.opts.OS.Path, b.opts.OS.SHA256, generator, thresholds)
+	path := filepath.Join(b.Dir, "rackboot.toml")
+	return path, os.WriteFile(path, []byte(toml), 0o644)
+}
+
+// writeOpenShiftInstall writes the stand-in openshift-install into dir and
+// returns its path. It honours the contract of docs/install-generators.md
+// with the bed's role configs (bootstrap.ign is master's) and writes the
+// metadata and the credentials a real one would: a kubeconfig for the
+// cluster's API and a random kubeadmin password.
+func writeOpenShiftInstall(dir string) (string, error) {
+	master, err := RoleConfig("master")
+	if err != nil {
+		return "", err
+	}
+	worker, err := RoleConfig("worker")
+	if err != nil {
+		return "", err
+	}
+	script := `#!/bin/sh
+# openshift-install stand-in of the rackboot install testbed.
+set -eu
+[ $# -eq 4 ] && [ "$1" = create ] && [ "$3" = --dir ] || { echo "usage: create TARGET --dir DIR" >&2; exit 64; }
+target=$2 dir=$4
+ic=$dir/install-config.yaml
+[ -f "$ic" ] || { echo "no install-config.yaml in $dir" >&2; exit 65; }
+name=$(sed -n '/^metadata:/{n;s/^  name: //p;}' "$ic")
+domain=$(sed -n 's/^baseDomain: //p' "$ic")
+master() { cat <<'RACKBOOT_MASTER_EOF'
+` + strings.TrimSpace(string(master)) + `
+RACKBOOT_MASTER_EOF
+}
+worker() { cat <<'RACKBOOT_WORKER_EOF'
+` + strings.TrimSpace(string(worker)) + `
+RACKBOOT_WORKER_EOF
+}
+case $target in
+ignition-configs)
+	master >"$dir/bootstrap.ign"
+	master >"$dir/master.ign"
+	worker >"$dir/worker.ign" ;;
+single-node-ignition-config)
+	master >"$dir/bootstrap-in-place-for-live-iso.ign"
+	worker >"$dir/worker.ign" ;;
+*) echo "unsupported target $target" >&2; exit 64 ;;
+esac
+printf '{"clusterName":"%s","infraID":"%s-testbed"}\n' "$name" "$name" >"$dir/metadata.json"
+mkdir -p "$dir/auth"
+token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=\n')
+cat >"$dir/auth/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: $name
+  cluster:
+    server: https://api.$name.$domain:6443
+users:
+- name: admin
+  user:
+    token: $token
+contexts:
+- name: admin
+  context:
+    cluster: $name
+    user: admin
+current-context: admin
+EOF
+head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$dir/auth/kubeadmin-password"
+`
+	path := filepath.Join(dir, "openshift-install")
+	return path, os.WriteFile(path, []byte(script), 0o755)
+}
