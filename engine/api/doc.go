@@ -39,6 +39,23 @@
 // kept as engine secrets, never inline in objects, and neither they nor
 // tokens reach logs, events or error text.
 //
+// Installation: POST /clusters/{id}/actions/install accepts a ready
+// cluster whose hosts are all approved (else 409 with the failing
+// validations: NotReadyDocument) and moves it and its hosts to
+// preparing-for-installation with their roles and a bootstrap host (the
+// master reaching most hosts). The leader's controller (engine/install)
+// generates the install configs and sets the hosts installing; each
+// installing host's next poll hands it the install step once
+// (models.InstallStepArgs: the image set's disk image on the boot server,
+// the Ignition URL, the boot device, external_reboot with a paired BMH).
+// GET .../downloads/ignition builds the host's install Ignition
+// (boot/installer.HostIgnition: role config, hostname, static network
+// keyfiles, override, first-boot report with a host-scoped token);
+// PUT .../progress records stages (agent token, or that host-scoped token,
+// which opens nothing else). cancel, reset, allow-add-workers, the day-2
+// host install action, manifests, install-config, credentials and
+// downloads/files are as upstream.
+//
 // Host validations (engine/validation) are re-evaluated whenever an
 // inventory, a step output, the host's clock verdict, a user setting or a
 // binding changes (a connectivity report that moves the majority groups
