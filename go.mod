@@ -5,6 +5,7 @@ go 1.26.8
 require golang.org/x/sys v0.45.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/armon/go-metrics v0.4.1 // indirect
 	github.com/aws/aws-sdk-go-v2 v1.39.2 // indirect
 	github.com/boltdb/bolt v1.3.1 // indirect

@@ -34,6 +34,9 @@ func newRack(t *testing.T, ctx context.Context, opts Options) *Rack {
 		opts.Dir = t.TempDir()
 	}
 	opts.Logf = t.Logf
+	if bin := os.Getenv("RACKBOOTD"); bin != "" && opts.Binary == "" {
+		opts.Binary = bin // another build than bin/rackbootd (rackbootctl next to it)
+	}
 	r, err := New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

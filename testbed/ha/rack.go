@@ -43,9 +43,11 @@ type Options struct {
 	// Config, when set, is called for each node's configuration file
 	// instead of the default one; it gets the rack, for the other nodes.
 	Config func(r *Rack, n *Node) string
-	// Cluster, when set, is the [cluster] table of node n (the default
-	// configuration has none: each node a one-voter cluster).
-	Cluster func(r *Rack, n *Node) string
+	// Lone leaves [cluster] out: each node a one-voter cluster of its own,
+	// without the service address. By default every node has [cluster]
+	// (certificates from rackbootctl cluster init, the first Nodes nodes
+	// bootstrapping together, the service address on eth0).
+	Lone bool
 	// Extra is appended to every node's default configuration (profiles,
 	// image sets, reservations).
 	Extra string
@@ -62,6 +64,7 @@ type Rack struct {
 	Client *netns.NS // the API client, at ClientAddr
 	Nodes  []*Node
 	extra  []*netns.NS
+	token  string // the admin token every node gets
 }
 
 // New builds the namespaces and writes every node's configuration; it
@@ -160,6 +163,14 @@ func (r *Rack) AddNode(ctx context.Context) (*Node, error) {
 	if err := r.plug(ctx, n); err != nil {
 		return nil, err
 	}
+	if err := r.seedToken(n); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRack, err)
+	}
+	if !r.opts.Lone {
+		if err := r.issue(ctx, n); err != nil {
+			return nil, err
+		}
+	}
 	return n, r.WriteConfig(n)
 }
 
@@ -205,8 +216,8 @@ func (r *Rack) WriteConfig(n *Node) error {
 // client namespace, the service address on eth0, and the Cluster table.
 func (r *Rack) defaultConfig(n *Node) string {
 	cluster := ""
-	if r.opts.Cluster != nil {
-		cluster = r.opts.Cluster(r, n)
+	if !r.opts.Lone {
+		cluster = r.clusterTable(n)
 	}
 	return fmt.Sprintf(`[server]
 data_dir = %q
@@ -274,9 +285,14 @@ func NSHTTPClient(ns *netns.NS, timeout time.Duration) *http.Client {
 func ServiceURL() string { return fmt.Sprintf("http://%s:%d", ServiceAddr, HTTPPort) }
 
 // VIPHolders are the running nodes whose eth0 holds the service address.
+// A node killed while it held the address keeps it in its namespace (no
+// process is left to remove it; the next start does): it is not counted.
 func (r *Rack) VIPHolders(ctx context.Context) ([]*Node, error) {
 	var out []*Node
 	for _, n := range r.Nodes {
+		if !n.Running() {
+			continue
+		}
 		ok, err := n.HoldsVIP(ctx)
 		if err != nil {
 			return nil, err
