@@ -220,3 +220,12 @@ func timeline(t *testing.T, bed *installbed.Bed, id, title string, vms []*instal
 		f.WriteString(md)
 	}
 }
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
