@@ -136,6 +136,31 @@ func (c *Controller) Run(ctx context.Context) {
 			if !relevant(ch.Kind) {
 				continue
 			}
+			if !settle(ctx, changes) && ctx.Err() == nil {
+				changes = c.o.Store.Subscribe(ctx)
+			}
+		}
+	}
+}
+
+// settleTime is how long Run lets a burst of changes (agents checking in)
+// go by before it looks at the BMHs again.
+const settleTime = 100 * time.Millisecond
+
+// settle drains changes for settleTime; false when the feed closed.
+func settle(ctx context.Context, changes <-chan engine.Change) bool {
+	t := time.NewTimer(settleTime)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-t.C:
+			return true
+		case _, ok := <-changes:
+			if !ok {
+				return false
+			}
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package bmhctl_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/bmhctl"
@@ -212,4 +214,28 @@ func contains(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// Run acts on a change without waiting for its interval, and stops with
+// its context.
+func TestRunFollowsChanges(t *testing.T) {
+	b := newBed(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.ctl.Run(ctx)
+	}()
+	changes := b.st.Subscribe(ctx)
+	b.addBMH("redfish", bmcPass, nil)
+	deadline := time.After(30 * time.Second)
+	for b.bmh().Status.ProvisioningState != engine.BMHProvisioning {
+		select {
+		case <-changes:
+		case <-deadline:
+			t.Fatalf("Run did not provision the new BMH: %+v", b.bmh().Status)
+		}
+	}
+	cancel()
+	<-done
 }

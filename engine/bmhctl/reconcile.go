@@ -36,12 +36,13 @@ func (c *Controller) read(name string) (view, bool) {
 		if ref := v.bmh.InfraEnvRef(); ref != "" {
 			v.ie, v.ieOK = m.InfraEnvByRef(ref)
 		}
-		if v.ieOK && v.bmh.BootMACAddress != "" {
-			v.cand, v.candInv, v.candOK = MatchHost(m, v.ie.ID, v.bmh.BootMACAddress)
-		}
 		if id := v.bmh.Status.HostID; id != "" {
 			v.paired, v.pairOK = m.Host(id)
 			v.pairOK = v.pairOK && v.paired.BMHName == name
+		}
+		// Only an unpaired BMH looks for its host (inventories are parsed).
+		if !v.pairOK && v.ieOK && v.bmh.BootMACAddress != "" && !v.bmh.Detached() {
+			v.cand, v.candInv, v.candOK = MatchHost(m, v.ie.ID, v.bmh.BootMACAddress)
 		}
 		v.secret, v.secOK = m.Secret(v.bmh.BMC.CredentialsName)
 	})

@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/testbed/netns"
+	"github.com/rackboot/rackboot/testbed/qemu"
+	"github.com/rackboot/rackboot/testbed/redfish"
+)
+
+// BMC addresses inside the test namespace: the emulator in front of the
+// VMs, and the same emulator on a second port that only the BMH with the
+// wrong password talks to (so its requests can be counted apart).
+const (
+	bmcAddr      = "127.0.0.1:8443"
+	bmcWrongAddr = "127.0.0.1:8444"
+	bmcUser      = "admin"
+	bmcPassword  = "Testbed-BMC-pw-7f3a"
+)
+
+// bmhVM is one VM behind the emulator and its BareMetalHost.
+type bmhVM struct {
+	id     string // the Redfish System id
+	name   string // BMH name, DHCP hostname and hostname annotation
+	mac    string
+	ip     string
+	tap    string
+	scheme string // BMC address scheme
+	pxe    bool   // the NIC has its iPXE option ROM
+	role   string // the role annotation
+}
+
+// bmhVMs: vm1 boots the discovery ISO from virtual media and has no PXE
+// at all (no option ROM on its NIC); vm2 is told to PXE boot once.
+var bmhVMs = []bmhVM{
+	{id: "vm1", name: "bmh-vmedia", mac: "52:54:00:00:b0:01", ip: "10.99.0.31", tap: "tap0", scheme: "redfish-virtualmedia", pxe: false, role: "master"},
+	{id: "vm2", name: "bmh-pxe", mac: "52:54:00:00:b0:02", ip: "10.99.0.32", tap: "tap1", scheme: "redfish", pxe: true, role: "worker"},
+}
+
+// bmhDiskGiB is the size of each VM's (sparse) disk.
+const bmhDiskGiB = 24
+
+// bmcBed is the in-process Redfish emulator with its QEMU machines.
+type bmcBed struct {
+	svc      *redfish.Service
+	machines map[string]*redfish.QEMUMachine
+	disks    map[string]string
+	main     *bmcRecorder // requests on bmcAddr
+	wrong    *bmcRecorder // requests on bmcWrongAddr
+	log      *syncBuffer
+}
+
+// bmcRecorder counts the requests of one listener, with their times.
+type bmcRecorder struct {
+	mu    sync.Mutex
+	times []time.Time
+	lines []string
+	next  http.Handler
+}
+
+func (r *bmcRecorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.times = append(r.times, time.Now())
+	r.lines = append(r.lines, req.Method+" "+req.URL.Path)
+	r.mu.Unlock()
+	r.next.ServeHTTP(w, req)
+}
+
+func (r *bmcRecorder) requests() ([]time.Time, []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Time(nil), r.times...), append([]string(nil), r.lines...)
+}
+
+// startBMC starts the emulator in ns for bmhVMs (BIOS, 2 CPUs, 1.5 GiB,
+// a sparse disk each), listening with TLS on bmcAddr and bmcWrongAddr.
+// Virtual media are downloaded from inside the namespace.
+func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
+	t.Helper()
+	dir := t.TempDir()
+	b := &bmcBed{machines: map[string]*redfish.QEMUMachine{}, disks: map[string]string{}, log: &syncBuffer{}}
+	var systems []redfish.System
+	for _, v := range bmhVMs {
+		disk := filepath.Join(dir, v.id+".img")
+		f, err := os.Create(disk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(bmhDiskGiB << 30); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		extra := []string{"-smp", "2"}
+		if !v.pxe {
+			extra = append(extra, "-global", "virtio-net-pci.romfile=") // no option ROM: no PXE
+		}
+		m, err := redfish.NewQEMU(ns, qemu.Config{Firmware: qemu.BIOS, MAC: v.mac, Tap: v.tap,
+			Dir: filepath.Join(dir, v.id), MemoryMB: 1536, Extra: extra}, disk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, v.id), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b.machines[v.id], b.disks[v.id] = m, disk
+		systems = append(systems, redfish.System{ID: v.id, Name: v.name, MAC: v.mac, Machine: m,
+			UUID: fmt.Sprintf("7261636b-626f-4f74-8000-0000000000%s", v.id[2:]+"0")})
+	}
+	media := filepath.Join(dir, "media")
+	if err := os.Mkdir(media, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	client := nsHTTPClient(ns)
+	client.Timeout = 10 * time.Minute
+	svc, err := redfish.New(redfish.Config{Username: bmcUser, Password: bmcPassword, MediaDir: media, Client: client,
+		Logger: slog.New(slog.NewTextHandler(b.log, nil))}, systems...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.svc = svc
+	b.main, b.wrong = &bmcRecorder{next: svc}, &bmcRecorder{next: svc}
+	serveBMC(t, ctx, ns, bmcAddr, b.main)
+	serveBMC(t, ctx, ns, bmcWrongAddr, b.wrong)
+	t.Cleanup(func() {
+		for id, m := range b.machines {
+			if t.Failed() {
+				if vm := m.VM(); vm != nil {
+					t.Logf("--- %s console (last 60 lines) ---\n%s\n--- qemu stderr ---\n%s", id, vm.ConsoleTail(60), vm.Stderr())
+				}
+			}
+			m.Close()
+		}
+		if t.Failed() {
+			t.Logf("--- BMC emulator log ---\n%s", qemu.Tail(b.log.String(), 60))
+		}
+	})
+	return b
+}
+
+// serveBMC serves h with a self-signed certificate on addr inside ns.
+func serveBMC(t *testing.T, ctx context.Context, ns *netns.NS, addr string, h http.Handler) {
+	t.Helper()
+	var ln net.Listener
+	if err := ns.Do(func() (err error) { ln, err = net.Listen("tcp4", addr); return err }); err != nil {
+		t.Fatalf("BMC listen %s: %v", addr, err)
+	}
+	cert, err := redfish.SelfSigned("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig:   &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}},
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	go srv.ServeTLS(ln, "", "")
+	t.Cleanup(func() { srv.Close() })
+}
+
+// console is what VM id printed since its last power-on ("" before).
+func (b *bmcBed) console(id string) string {
+	if vm := b.machines[id].VM(); vm != nil {
+		return vm.Console()
+	}
+	return ""
+}
+
+// bmhManifest is the metal3 file `rackbootctl create bmh -f` takes: per
+// VM a Secret and a BareMetalHost labelled with the infra-env, plus one
+// BMH whose Secret holds a wrong password (on the second BMC port).
+func bmhManifest(infraEnv string) string {
+	var b strings.Builder
+	secret := func(name, user, pass string) {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: testbed\ntype: Opaque\nstringData:\n  username: %s\n  password: %s\n", name, user, pass)
+	}
+	host := func(name, address, mac, secretName, role string) {
+		fmt.Fprintf(&b, `---
+apiVersion: metal3.io/v1alpha1
+kind: BareMetalHost
+metadata:
+  name: %s
+  namespace: testbed
+  labels:
+    infraenvs.agent-install.openshift.io: %s
+  annotations:
+    inspect.metal3.io: disabled
+    bmac.agent-install.openshift.io/role: %q
+    bmac.agent-install.openshift.io/hostname: %s
+    bmac.agent-install.openshift.io.agent-label.rack: r1
+spec:
+  automatedCleaningMode: disabled
+  online: true
+  bootMACAddress: %s
+  bmc:
+    address: %s
+    credentialsName: %s
+    disableCertificateVerification: True
+  rootDeviceHints:
+    minSizeGigabytes: 20
+`, name, infraEnv, role, name, mac, address, secretName)
+	}
+	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: testbed\n")
+	for _, v := range bmhVMs {
+		secret(v.name+"-bmc-secret", bmcUser, bmcPassword)
+		host(v.name, v.scheme+"://"+bmcAddr+"/redfish/v1/Systems/"+v.id, v.mac, v.name+"-bmc-secret", v.role)
+	}
+	secret("bmh-wrong-bmc-secret", bmcUser, "not-the-password")
+	host("bmh-wrong", "redfish-virtualmedia://"+bmcWrongAddr+"/redfish/v1/Systems/vm1", "52:54:00:00:b0:09",
+		"bmh-wrong-bmc-secret", "worker")
+	return b.String()
+}

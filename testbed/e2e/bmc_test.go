@@ -1,0 +1,325 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/isoimage"
+	"github.com/rackboot/rackboot/testbed/netns"
+)
+
+// bmhBackoff is the BMH controller's first backoff (bmhctl.DefaultBackoff).
+const bmhBackoff = 15 * time.Second
+
+// TestBMCVirtualMediaAndPXE: rackbootd drives two VMs through the Redfish emulator
+// from their BareMetalHosts, created with `rackbootctl create bmh -f` from
+// a metal3 manifest. vm1 (no PXE on its NIC) gets the infra-env's
+// discovery ISO as virtual media, a one-time CD boot and power on; vm2
+// (redfish://) a one-time PXE boot and power on. Both boot the discovery
+// image, register, and are paired with their BMH by boot MAC: approved,
+// role and hostname from the annotations, installation disk from the root
+// device hints. A third BMH with a wrong password shows the error, and
+// the BMC hears from it no faster than its backoff.
+func TestBMCVirtualMediaAndPXE(t *testing.T) {
+	requireE2E(t, "gcc")
+	if err := isoimage.CheckTools(); err != nil {
+		t.Fatalf("RACKBOOT_E2E=1 but %v (make deps)", err)
+	}
+	ctx := t.Context()
+	art := discoveryImage(t, ctx)
+	cache, err := image.DefaultCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseISO, err := isoimage.Build(ctx, cache, art.Kernel, art.Initrd)
+	if err != nil {
+		t.Fatalf("discovery ISO: %v", err)
+	}
+	ns := newSegment(t, ctx)
+	if err := ns.AddTap(ctx, "tap1", bridge); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := startRackbootd(t, ctx, ns, writeBMCConfig(t, art, baseISO, dir))
+	c := rackbootClient(t, ns, dir)
+	ie := createInfraEnv(c)
+	bed := startBMC(t, ctx, ns)
+
+	manifest := filepath.Join(dir, "bmh.yaml")
+	if err := os.WriteFile(manifest, []byte(bmhManifest(ie.Name)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	out := ctl(t, ctx, ns, c, "create", "bmh", "-f", manifest)
+	for _, v := range append(bmhVMs, bmhVM{name: "bmh-wrong"}) {
+		if !strings.Contains(out, "baremetalhost/"+v.name+" created") {
+			t.Errorf("rackbootctl create bmh did not create %s:\n%s", v.name, out)
+		}
+	}
+
+	hosts := waitPaired(t, ctx, c, ie.ID, started)
+	for _, v := range bmhVMs {
+		checkPairedHost(t, c, v, hosts[v.name])
+	}
+	checkBootPaths(t, bed, p, c)
+	checkWrongPassword(t, ctx, ns, c, bed)
+	if t.Failed() {
+		t.Logf("rackbootctl get bmh -o wide:\n%s", ctl(t, ctx, ns, c, "get", "bmh", "-o", "wide"))
+	}
+}
+
+// writeBMCConfig is rackbootd's config for the BMC test: full DHCP with a
+// reservation per VM, the discovery profile for PXE, and an image set with
+// the testbed thresholds and the discovery ISO for virtual media. No
+// default infra-env: the BMHs' labels say which infra-env a MAC boots.
+func writeBMCConfig(t *testing.T, art image.Artifacts, baseISO, dir string) string {
+	t.Helper()
+	var res strings.Builder
+	for _, v := range bmhVMs {
+		fmt.Fprintf(&res, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", v.mac, v.ip, v.name)
+	}
+	th := testbedThresholds()
+	toml := fmt.Sprintf(`[server]
+data_dir = %q
+advertise = "10.99.0.1"
+http_listen = "10.99.0.1:8080"
+log_level = "debug"
+
+[dhcp]
+mode = "full"
+interfaces = ["br0"]
+subnet = "10.99.0.0/24"
+range = ["10.99.0.100", "10.99.0.200"]
+router = "10.99.0.1"
+dns = ["10.99.0.1"]
+lease_time = "1h"
+%s
+[tftp]
+listen = ":69"
+root = "/usr/lib/ipxe"
+
+[[profile]]
+name = "discovery"
+kernel = %q
+initrd = %q
+cmdline = "console=ttyS0"
+
+[engine]
+monitor_interval = "5s"
+
+[[image_set]]
+name = "testbed"
+cpu_arch = "x86_64"
+profile = "discovery"
+base_iso = %q
+[image_set.thresholds]
+profile = %q
+master = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
+worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
+
+[api]
+admin_remote = true
+`, filepath.Join(dir, "state"), res.String(), art.Kernel, art.Initrd, baseISO, th.Profile,
+		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB, th.Worker.CPUCores, th.Worker.MemoryMiB, th.Worker.DiskGB)
+	path := filepath.Join(dir, "rackboot.toml")
+	if err := os.WriteFile(path, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ctl runs rackbootctl inside ns as the admin and returns its output.
+func ctl(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, args ...string) string {
+	t.Helper()
+	bin := filepath.Join(filepath.Dir(rackbootd(t)), "rackbootctl")
+	cmd := ns.Command(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "RACKBOOT_URL=http://"+serverIP+":8080", "RACKBOOT_TOKEN="+c.token)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rackbootctl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// listBMHs is GET /baremetal-hosts by name.
+func listBMHs(c *apiClient) (map[string]models.BareMetalHost, error) {
+	var list []models.BareMetalHost
+	code, b, err := c.do("GET", "/baremetal-hosts", nil, &list)
+	if err == nil && code != 200 {
+		err = fmt.Errorf("GET /baremetal-hosts: %d %s", code, b)
+	}
+	out := map[string]models.BareMetalHost{}
+	for _, h := range list {
+		out[h.Metadata.Name] = h
+	}
+	return out, err
+}
+
+// waitPaired waits until both VMs registered and their BMHs are paired
+// with them; it returns the hosts by BMH name.
+func waitPaired(t *testing.T, ctx context.Context, c *apiClient, ie string, started time.Time) map[string]api.Host {
+	t.Helper()
+	byName := map[string]api.Host{}
+	var bmhs map[string]models.BareMetalHost
+	_, err := waitHosts(ctx, c, ie, registerLimit, func(hs []api.Host) bool {
+		var err error
+		if bmhs, err = listBMHs(c); err != nil {
+			return false
+		}
+		for _, v := range bmhVMs {
+			h, _, ok := hostByMAC(hs, v.mac)
+			b := bmhs[v.name]
+			if !ok || b.Status == nil || b.Status.HostID != h.ID || !h.Approved {
+				return false
+			}
+			byName[v.name] = h
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatalf("pairing: %v; BMHs: %s", err, bmhSummary(bmhs))
+	}
+	t.Logf("BMHs created to both hosts registered, paired and approved in %s: %s",
+		time.Since(started).Round(time.Second), bmhSummary(bmhs))
+	return byName
+}
+
+func bmhSummary(bmhs map[string]models.BareMetalHost) string {
+	var parts []string
+	for name, b := range bmhs {
+		if b.Status == nil {
+			parts = append(parts, name+": no status")
+			continue
+		}
+		s := b.Status
+		parts = append(parts, fmt.Sprintf("%s: %s/%s power=%s host=%s last=%q err=%s(%d) %q", name, s.Provisioning.State,
+			s.OperationalStatus, s.PowerState, s.HostID, s.LastOperation, s.ErrorType, s.ErrorCount, s.ErrorMessage))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// checkPairedHost: the host carries what its BMH's annotations and hints
+// say, as upstream's BMAC copies them.
+func checkPairedHost(t *testing.T, c *apiClient, v bmhVM, h api.Host) {
+	t.Helper()
+	if string(h.Role) != v.role || h.RequestedHostname != v.name {
+		t.Errorf("%s: host role %q hostname %q, want %q %q (the annotations)", v.name, h.Role, h.RequestedHostname, v.role, v.name)
+	}
+	var inv models.Inventory
+	if err := json.Unmarshal([]byte(h.Inventory), &inv); err != nil {
+		t.Fatalf("%s: inventory: %v", v.name, err)
+	}
+	var disk *models.Disk
+	for _, d := range inv.Disks {
+		if d != nil && d.ID == h.InstallationDiskID {
+			disk = d
+		}
+	}
+	if disk == nil || disk.SizeBytes < 20<<30 {
+		t.Errorf("%s: installation disk %q is not the ≥20 GiB disk rootDeviceHints ask for (disks %s)", v.name, h.InstallationDiskID, diskList(inv.Disks))
+	}
+}
+
+// checkBootPaths: vm1 booted the ISO from its CD drive and never tried
+// PXE; vm2 PXE booted through rackbootd's iPXE chain; the BMC downloaded
+// the ISO from rackbootd, whose URL (a capability) shows in no log or
+// event; every BMC action left an event.
+func checkBootPaths(t *testing.T, bed *bmcBed, p *proc, c *apiClient) {
+	t.Helper()
+	vmedia, pxe := bed.console("vm1"), bed.console("vm2")
+	if !strings.Contains(vmedia, "Booting from DVD/CD") || strings.Contains(vmedia, "iPXE") {
+		t.Errorf("vm1 did not boot from its CD drive alone:\n%s", qemu0(vmedia))
+	}
+	script := "/boot/" + strings.ReplaceAll(bmhVMs[1].mac, ":", "-") + "/script.ipxe"
+	if !strings.Contains(pxe, "iPXE") || !strings.Contains(pxe, script) {
+		t.Errorf("vm2 did not PXE boot rackbootd's script %s:\n%s", script, qemu0(pxe))
+	}
+	m, err := bed.svc.Media("vm1")
+	if err != nil || !strings.HasSuffix(m.Image, "/discovery.iso") || strings.Contains(m.Image, "?") || len(m.Image) > 255 {
+		t.Errorf("vm1's virtual media = %+v, %v; want rackbootd's .iso URL (no query, ≤255)", m, err)
+	}
+	token := strings.Split(strings.TrimPrefix(m.Image, "http://"), "/")[3]
+	var evs []api.Event
+	c.must(200, "GET", "/events", nil, &evs)
+	var names []string
+	for _, e := range evs {
+		if strings.Contains(e.Message, token) || strings.Contains(e.Message, bmcPassword) {
+			t.Errorf("event shows the image token or the BMC password: %s", e.Message)
+		}
+		if strings.HasPrefix(e.Name, "bmh_") {
+			names = append(names, e.Name)
+		}
+	}
+	for _, want := range []string{"bmh_created", "bmh_media_inserted", "bmh_boot_once", "bmh_power_on", "bmh_paired", "bmh_error"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("no %s event (BMH events: %v)", want, names)
+		}
+	}
+	if logs := p.out.String(); strings.Contains(logs, token) || strings.Contains(logs, bmcPassword) {
+		t.Error("rackbootd's log shows the image token or the BMC password")
+	}
+}
+
+func qemu0(console string) string {
+	lines := strings.Split(console, "\n")
+	if len(lines) > 40 {
+		lines = lines[len(lines)-40:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// checkWrongPassword: the BMH says its credentials were refused, and the
+// BMC got its attempts no closer together than the doubling backoff.
+func checkWrongPassword(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, bed *bmcBed) {
+	t.Helper()
+	bmhs, err := listBMHs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bmhs["bmh-wrong"].Status
+	if s == nil || s.ErrorType != "bad-credentials" || s.OperationalStatus != "error" || s.ErrorCount < 1 ||
+		!strings.Contains(s.ErrorMessage, "rejected the credentials") {
+		t.Errorf("bmh-wrong status = %+v", s)
+		return
+	}
+	times, lines := bed.wrong.requests()
+	attempts := groupAttempts(times, 3*time.Second)
+	t.Logf("bmh-wrong: %d requests in %d attempts (status: %d errors, next retry %s): %v", len(times), len(attempts),
+		s.ErrorCount, s.NextRetryTime.Time().Format(time.TimeOnly), lines)
+	if len(attempts) > s.ErrorCount+1 {
+		t.Errorf("%d attempts on the BMC, but the BMH counts %d failures", len(attempts), s.ErrorCount)
+	}
+	for i := 1; i < len(attempts); i++ {
+		gap := attempts[i][0].Sub(attempts[i-1][len(attempts[i-1])-1])
+		want := bmhBackoff << (i - 1)
+		if gap < want-time.Second {
+			t.Errorf("attempt %d came %s after attempt %d; the backoff is %s", i+1, gap.Round(100*time.Millisecond), i, want)
+		}
+	}
+	out := ctl(t, ctx, ns, c, "describe", "bmh", "bmh-wrong")
+	if !strings.Contains(out, "bad-credentials") || strings.Contains(out, "not-the-password") {
+		t.Errorf("rackbootctl describe bmh bmh-wrong:\n%s", out)
+	}
+}
+
+// groupAttempts splits request times into attempts: runs of requests less
+// than gap apart.
+func groupAttempts(times []time.Time, gap time.Duration) [][]time.Time {
+	var out [][]time.Time
+	for i, tm := range times {
+		if i == 0 || tm.Sub(times[i-1]) >= gap {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], tm)
+	}
+	return out
+}
