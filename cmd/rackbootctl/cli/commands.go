@@ -27,6 +27,7 @@ func (a *app) commands() map[string]command {
 		"install":  a.install,
 		"cancel":   a.cancel,
 		"reset":    a.reset,
+		"cluster":  a.cluster, // cluster.go
 
 		"allow-add-workers": a.allowAddWorkers,
 		"image-url":         a.imageURL,
@@ -113,6 +114,7 @@ Commands:
   get bmh [NAME] [-o table|wide|json|yaml] | describe bmh NAME | delete bmh NAME
   approve host ID
   patch host ID [--role master|worker|auto-assign] [--hostname H] [--installation-disk DISK-ID]
+        [--ignition-override-file F | --clear-ignition-override]
   patch infra-env ID [--ssh-key-file F] [--pull-secret-file F] [--ntp-source S]
         [--ignition-override-file F] [--static-network-config F | --clear-static-network]
   bind host ID --cluster ID
@@ -125,6 +127,7 @@ Commands:
   download credentials kubeconfig|kubeadmin-password --cluster C [-o FILE]
   download files install-config.yaml|bootstrap.ign|master.ign|worker.ign|metadata.json --cluster C [-o FILE]
   image-url INFRA-ENV-ID
+  `+clusterUsage+`
   version
 
 The server is --url, else RACKBOOT_URL, else the config file's url, else

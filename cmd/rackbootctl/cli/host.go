@@ -104,14 +104,20 @@ func (a *app) patch(ctx context.Context, args []string) error {
 }
 
 func (a *app) patchHost(ctx context.Context, args []string) error {
-	var role, hostname, disk string
+	var role, hostname, disk, override string
+	var clearOverride bool
 	c, h, err := a.hostCmd(ctx, "patch", args, func(fs flagSet) {
 		fs.StringVar(&role, "role", "", "host `role`: master, worker or auto-assign")
 		fs.StringVar(&hostname, "hostname", "", "requested `hostname`")
 		fs.StringVar(&disk, "installation-disk", "", "installation disk `ID` (from the inventory, e.g. /dev/disk/by-path/…)")
+		fs.StringVar(&override, "ignition-override-file", "", "`file` with an Ignition config merged into the host's install Ignition")
+		fs.BoolVar(&clearOverride, "clear-ignition-override", false, "remove the host's Ignition override")
 	}, func() error {
-		if role == "" && hostname == "" && disk == "" {
-			return usageError("patch host: nothing to change (give --role, --hostname or --installation-disk)")
+		if override != "" && clearOverride {
+			return usageError("patch host: --ignition-override-file and --clear-ignition-override contradict each other")
+		}
+		if role == "" && hostname == "" && disk == "" && override == "" && !clearOverride {
+			return usageError("patch host: nothing to change (give --role, --hostname, --installation-disk or --ignition-override-file)")
 		}
 		return nil
 	})
@@ -127,6 +133,15 @@ func (a *app) patchHost(ctx context.Context, args []string) error {
 	}
 	if disk != "" {
 		p.DisksSelectedConfig = []client.DiskConfig{{ID: disk, Role: "install"}}
+	}
+	if override != "" || clearOverride {
+		text := ""
+		if override != "" {
+			if text, err = a.readFile(override, "Ignition override"); err != nil {
+				return err
+			}
+		}
+		p.IgnitionConfigOverrides = &text
 	}
 	if _, err := c.UpdateHost(ctx, h.InfraEnvID, h.ID, p); err != nil {
 		return fmt.Errorf("patching host %s: %w", h.ID, err)

@@ -45,3 +45,41 @@ func TestInstallNotReadyAgainstAPI(t *testing.T) {
 		t.Errorf("a refused install left installation events:\n%s", ev)
 	}
 }
+
+// patch host --ignition-override-file against the real API: an override
+// Ignition's parser refuses is a 400 with the parser's message and leaves
+// the host as it was; a valid one is stored, and --clear-ignition-override
+// removes it.
+func TestPatchHostIgnitionOverride(t *testing.T) {
+	r := newRig(t)
+	ie := createdID(t, r.ok("create", "infra-env", "--name", "lab", "--pull-secret-file", "-"))
+	registerHost(t, r, ie, hostID)
+	bad := r.file("bad.ign", `{"ignition":{"version":"9.9.9"}}`)
+	res := r.run("patch", "host", hostID, "--ignition-override-file", bad)
+	if res.code != cli.ExitError || !strings.Contains(res.stderr, "(HTTP 400)") || !strings.Contains(res.stderr, "version") {
+		t.Errorf("invalid override: exit %d, stderr %q; want 1 with the parser's message and HTTP 400", res.code, res.stderr)
+	}
+	var h client.Host
+	if err := json.Unmarshal([]byte(r.ok("get", "hosts", hostID, "-o", "json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.IgnitionConfigOverrides != "" {
+		t.Errorf("a refused override was stored: %q", h.IgnitionConfigOverrides)
+	}
+	good := `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/rack","contents":{"source":"data:,r1"}}]}}`
+	r.ok("patch", "host", hostID, "--ignition-override-file", r.file("good.ign", good))
+	if err := json.Unmarshal([]byte(r.ok("get", "hosts", hostID, "-o", "json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.IgnitionConfigOverrides != good {
+		t.Errorf("override stored as %q, want %q", h.IgnitionConfigOverrides, good)
+	}
+	r.ok("patch", "host", hostID, "--clear-ignition-override")
+	h = client.Host{}
+	if err := json.Unmarshal([]byte(r.ok("get", "hosts", hostID, "-o", "json")), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.IgnitionConfigOverrides != "" {
+		t.Errorf("override after --clear-ignition-override: %q", h.IgnitionConfigOverrides)
+	}
+}

@@ -187,6 +187,9 @@ type HostUpdateParams struct {
 	DisksSelectedConfig []DiskConfig `json:"disks_selected_config,omitempty"`
 	HostName            *string      `json:"host_name,omitempty"`
 	HostRole            *string      `json:"host_role,omitempty"`
+	// IgnitionConfigOverrides is merged into the host's install Ignition
+	// ("" removes it).
+	IgnitionConfigOverrides *string `json:"ignition_config_overrides,omitempty"`
 }
 
 // BindHostParams is the body of POST .../hosts/{id}/actions/bind.
