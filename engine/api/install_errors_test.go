@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	v35 "github.com/coreos/ignition/v2/config/v3_5"
+
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/models"
@@ -311,5 +313,37 @@ func TestInstallHostRestarted(t *testing.T) {
 	}
 	if c := rk.waitCluster(engine.ClusterStatusError); !strings.Contains(c.StatusInfo, "unexpectedly restarted") {
 		t.Errorf("cluster status_info %q", c.StatusInfo)
+	}
+}
+
+// The install Ignition carries the keyfiles of the static network config
+// listing one of the host's MACs, mode 0600; a host no config lists gets
+// none.
+func TestInstallIgnitionStaticNetwork(t *testing.T) {
+	e := newMemEnv(t)
+	runController(t, e, fakeGenerator{}, 0, nil)
+	rk := readyRack(t, e, 1, 0)
+	cfg := []map[string]any{{"network_yaml": staticYAML,
+		"mac_interface_map": []map[string]string{{"mac_address": "52:54:00:77:00:01", "logical_nic_name": "eth0"}}}}
+	e.must(adminCred(), 201, "PATCH", "/infra-envs/"+rk.ie.ID, map[string]any{"static_network_config": cfg})
+	e.must(adminCred(), 202, "POST", "/clusters/"+rk.cluster.ID+"/actions/install", nil)
+	rk.waitCluster(engine.ClusterStatusInstalling)
+	a := rk.agents[0]
+	raw, _, _ := rk.ignition(a, rk.takeInstallStep(a))
+	c, _, err := v35.Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range c.Storage.Files {
+		if f.Path == "/etc/NetworkManager/system-connections/eth0.nmconnection" {
+			found = true
+			if f.Mode == nil || *f.Mode != 0o600 || f.Contents.Source == nil || !strings.Contains(*f.Contents.Source, "192.168.111.30") {
+				t.Errorf("keyfile %+v", f)
+			}
+		}
+	}
+	if !found {
+		t.Error("no keyfile in the install Ignition")
 	}
 }
