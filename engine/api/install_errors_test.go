@@ -247,7 +247,7 @@ func TestManifestsAndInstallConfig(t *testing.T) {
 	if len(list) != 2 || list[0] != (Manifest{FileName: "50-x.yaml", Folder: "manifests"}) {
 		t.Errorf("manifests %+v", list)
 	}
-	e.must(adminCred(), 204, "DELETE", "/clusters/"+id+"/manifests?folder=openshift&file_name=y.yml", nil)
+	e.must(adminCred(), 200, "DELETE", "/clusters/"+id+"/manifests?folder=openshift&file_name=y.yml", nil)
 	e.wantError(e.do(adminCred(), "DELETE", "/clusters/"+id+"/manifests?file_name=nope.yaml", nil), 404, "")
 
 	e.wantError(e.do(adminCred(), "PATCH", "/clusters/"+id+"/install-config", `"not json"`), 400, "not a JSON object")

@@ -142,7 +142,7 @@ func (s *server) deleteManifest(w http.ResponseWriter, r *http.Request, _ auth.P
 	}
 	s.event(ctx, engine.Event{Name: "cluster_manifest_deleted", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Custom manifest %s/%s was deleted", clip(folder), clip(name))})
-	w.WriteHeader(http.StatusNoContent)
+	w.WriteHeader(http.StatusOK)
 	return nil
 }
 

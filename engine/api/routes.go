@@ -48,7 +48,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/clusters/{cluster_id}/actions/allow-add-workers", admin, 202, s.allowAddWorkers},
 		{http.MethodGet, "/clusters/{cluster_id}/manifests", admin, 200, s.listManifests},
 		{http.MethodPost, "/clusters/{cluster_id}/manifests", admin, 201, s.createManifest},
-		{http.MethodDelete, "/clusters/{cluster_id}/manifests", admin, 204, s.deleteManifest},
+		{http.MethodDelete, "/clusters/{cluster_id}/manifests", admin, 200, s.deleteManifest},
 		{http.MethodGet, "/clusters/{cluster_id}/install-config", admin, 200, s.getInstallConfig},
 		{http.MethodPatch, "/clusters/{cluster_id}/install-config", admin, 201, s.updateInstallConfig},
 		{http.MethodGet, "/clusters/{cluster_id}/credentials", admin, 200, s.credentials},
