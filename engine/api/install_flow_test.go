@@ -73,20 +73,38 @@ func runControllerCtx(ctx context.Context, t *testing.T, e *env, gen installer.G
 	c.Run(ctx)
 }
 
-// waitCluster polls the cluster until it is in status (with a deadline).
+// waitFor waits (up to a deadline) until cond holds on the model,
+// re-checking on every change the store applies.
+func waitFor(t *testing.T, st engine.Store, what string, cond func(m *engine.Model) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	changes := st.Subscribe(ctx)
+	for {
+		var ok bool
+		st.Read(func(m *engine.Model) { ok = cond(m) })
+		if ok {
+			return
+		}
+		select {
+		case _, open := <-changes:
+			if !open && ctx.Err() == nil {
+				changes = st.Subscribe(ctx)
+			}
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// waitCluster waits until the cluster is in status.
 func (rk *rack) waitCluster(status string) Cluster {
 	rk.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c := rk.get()
-		if c.Status == status {
-			return c
-		}
-		if time.Now().After(deadline) {
-			rk.t.Fatalf("cluster is %q (%s), want %q", c.Status, c.StatusInfo, status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(rk.t, rk.e.store, "cluster "+status, func(m *engine.Model) bool {
+		c, _ := m.Cluster(rk.cluster.ID)
+		return c.Status == status
+	})
+	return rk.get()
 }
 
 // readyRack is a rack whose cluster is ready: masters control-plane hosts
@@ -235,13 +253,16 @@ func (rk *rack) checkInstalled() {
 	}
 	e.wantError(e.do(adminCred(), "GET", "/clusters/"+id+"/downloads/files?file_name=../../etc/passwd", nil), 400, "file_name")
 	// The controller records the event right after the move: wait for it.
-	var evs []Event
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		e.must(adminCred(), 200, "GET", "/events?cluster_id="+id, nil).decode(t, &evs)
-		if slices.ContainsFunc(evs, func(ev Event) bool { return ev.Name == "cluster_installation_completed" }) || time.Now().After(deadline) {
-			break
+	waitFor(t, e.store, "the completion event", func(m *engine.Model) bool {
+		for ev := range m.Events(0) {
+			if ev.ClusterID == id && ev.Name == "cluster_installation_completed" {
+				return true
+			}
 		}
-	}
+		return false
+	})
+	var evs []Event
+	e.must(adminCred(), 200, "GET", "/events?cluster_id="+id, nil).decode(t, &evs)
 	stages := map[string]int{}
 	var statuses []string
 	for _, ev := range evs {
