@@ -76,6 +76,10 @@ func (s *Store) call(ctx context.Context, addr string, req rpcRequest) (rpcRespo
 		return resp, fmt.Errorf("%w: %w: %s: %s", engine.ErrNotLeader, errRetry, addr, resp.Err)
 	case codeRefused:
 		return resp, fmt.Errorf("%w by %s: %s", ErrRefused, addr, resp.Err)
+	case codeNotFound:
+		return resp, fmt.Errorf("%w by %s: %w: %s", ErrRefused, addr, engine.ErrNotFound, resp.Err)
+	case codeInvalid:
+		return resp, fmt.Errorf("%w by %s: %w: %s", ErrRefused, addr, engine.ErrInvalid, resp.Err)
 	}
 	return resp, fmt.Errorf("%s: %s", addr, resp.Err)
 }

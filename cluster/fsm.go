@@ -17,7 +17,7 @@ import (
 type fsm struct {
 	mach     *engine.Machine
 	commands atomic.Uint64 // command entries applied since start
-	applied  *progress     // index of the last command applied (or restored)
+	applied  *progress     // index of the last command or configuration applied (or restored)
 	results  *waiters      // this node's forwarded writes
 	// onConfig, when set, is called with each committed configuration.
 	onConfig func(raft.Configuration)
@@ -45,10 +45,11 @@ func (f *fsm) Apply(l *raft.Log) any {
 }
 
 // StoreConfiguration is told each committed configuration.
-func (f *fsm) StoreConfiguration(_ uint64, c raft.Configuration) {
+func (f *fsm) StoreConfiguration(index uint64, c raft.Configuration) {
 	if f.onConfig != nil {
 		f.onConfig(c)
 	}
+	f.applied.advance(index)
 }
 
 // Snapshot clones the model; raft calls it in the FSM goroutine, so the

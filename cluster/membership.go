@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,102 +15,145 @@ import (
 )
 
 // AddMember adds p as a voter (on the leader; a follower forwards the
-// request). Adding a member that is already there at the same address
-// does nothing; at another address it is refused.
+// request) and returns once this node has applied the change. Adding a
+// member that is already there at the same address does nothing; at
+// another address it is refused.
 func (s *Store) AddMember(ctx context.Context, p Peer) error {
+	_, err := s.addMember(ctx, p)
+	return err
+}
+
+func (s *Store) addMember(ctx context.Context, p Peer) (uint64, error) {
+	if err := s.rackOnly(); err != nil {
+		return 0, err
+	}
 	if err := checkPeer(p); err != nil {
-		return err
+		return 0, err
 	}
-	ctx, cancel, err := s.bound(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	err = s.retry(ctx, func() error {
-		if s.raft.State() != raft.Leader {
-			addr, err := s.leaderAddr()
-			if err != nil {
-				return err
-			}
-			_, err = s.call(ctx, addr, rpcRequest{Op: opJoin, ID: p.ID, Addr: p.Addr})
-			return err
-		}
+	index, err := s.changeMembers(ctx, rpcRequest{Op: opJoin, ID: p.ID, Addr: p.Addr}, func() (uint64, error) {
 		return s.addVoter(ctx, p)
 	})
 	if err != nil {
-		return fmt.Errorf("cluster: add %s: %w", p, err)
+		return 0, fmt.Errorf("cluster: add %s: %w", p, err)
 	}
-	return nil
+	return index, nil
 }
 
-func (s *Store) addVoter(ctx context.Context, p Peer) error {
+// RemoveMember removes the member id (on the leader; a follower forwards
+// the request) and returns once this node has applied the change.
+// Removing the leader itself makes it step down once the change is
+// committed.
+func (s *Store) RemoveMember(ctx context.Context, id string) error {
+	_, err := s.removeMember(ctx, id)
+	return err
+}
+
+func (s *Store) removeMember(ctx context.Context, id string) (uint64, error) {
+	if err := s.rackOnly(); err != nil {
+		return 0, err
+	}
+	index, err := s.changeMembers(ctx, rpcRequest{Op: opRemove, ID: id}, func() (uint64, error) {
+		return s.removeServer(ctx, id)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cluster: remove %s: %w", id, err)
+	}
+	return index, nil
+}
+
+// changeMembers runs a membership change on the leader (local, here, or
+// req forwarded), retrying while no leader is known or leadership is lost
+// (the changes are idempotent: a retry finding a removal done succeeds),
+// and waits until this node has applied it.
+func (s *Store) changeMembers(ctx context.Context, req rpcRequest, local func() (uint64, error)) (uint64, error) {
+	ctx, cancel, err := s.bound(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer cancel()
+	var index uint64
+	attempts := 0
+	err = s.retry(ctx, func() error {
+		attempts++
+		var err error
+		if s.raft.State() == raft.Leader {
+			index, err = local()
+		} else {
+			index, err = s.forwardMembers(ctx, req)
+		}
+		if req.Op == opRemove && attempts > 1 && errors.Is(err, engine.ErrNotFound) {
+			return nil // an earlier attempt removed it
+		}
+		return idempotent(err)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := s.fsm.applied.wait(ctx, index); err != nil {
+		return 0, fmt.Errorf("changed at index %d, not yet applied here: %w", index, err)
+	}
+	return index, nil
+}
+
+// forwardMembers sends a membership change to the leader.
+func (s *Store) forwardMembers(ctx context.Context, req rpcRequest) (uint64, error) {
+	addr, err := s.leaderAddr()
+	if err != nil {
+		return 0, err
+	}
+	resp, err := s.call(ctx, addr, req)
+	return resp.Index, err
+}
+
+// addVoter adds p on this leader and returns the change's index.
+func (s *Store) addVoter(ctx context.Context, p Peer) (uint64, error) {
 	servers, err := s.members.servers()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, srv := range servers {
 		switch {
 		case string(srv.ID) == p.ID && string(srv.Address) == p.Addr:
-			return nil
+			return 0, nil
 		case string(srv.ID) == p.ID:
-			return fmt.Errorf("%w: node %s is already a member at %s: remove it first", ErrRefused, p.ID, srv.Address)
+			return 0, fmt.Errorf("%w: node %s is already a member at %s: remove it first", ErrRefused, p.ID, srv.Address)
 		case string(srv.Address) == p.Addr:
-			return fmt.Errorf("%w: %s is the address of member %s", ErrRefused, p.Addr, srv.ID)
+			return 0, fmt.Errorf("%w: %s is the address of member %s", ErrRefused, p.Addr, srv.ID)
 		}
 	}
 	timeout, err := s.timeout(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := wait(ctx, s.raft.AddVoter(raft.ServerID(p.ID), raft.ServerAddress(p.Addr), 0, timeout)); err != nil {
-		return idempotent(raftErr(err))
+	f := s.raft.AddVoter(raft.ServerID(p.ID), raft.ServerAddress(p.Addr), 0, timeout)
+	if err := wait(ctx, f); err != nil {
+		return 0, raftErr(err)
 	}
 	s.cfg.Log.Info("added a voter to the raft cluster", "node", p.ID, "addr", p.Addr)
-	return nil
+	return f.Index(), nil
 }
 
-// RemoveMember removes the member id (on the leader; a follower forwards
-// the request). Removing the leader itself makes it step down once the
-// change is committed.
-func (s *Store) RemoveMember(ctx context.Context, id string) error {
-	ctx, cancel, err := s.bound(ctx)
-	if err != nil {
-		return err
+// removeServer removes id on this leader and returns the change's index.
+func (s *Store) removeServer(ctx context.Context, id string) (uint64, error) {
+	if !s.isMember(id) {
+		return 0, fmt.Errorf("%w: %w: no member %q", ErrRefused, engine.ErrNotFound, id)
 	}
-	defer cancel()
-	tried := false // a retry may find the removal done
-	err = s.retry(ctx, func() error {
-		if s.raft.State() != raft.Leader {
-			addr, err := s.leaderAddr()
-			if err != nil {
-				return err
-			}
-			_, err = s.call(ctx, addr, rpcRequest{Op: opRemove, ID: id})
-			if err != nil && tried && errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "no member") {
-				return nil
-			}
-			tried = tried || !errors.Is(err, errRetry) || strings.Contains(err.Error(), "leadership lost")
-			return idempotent(err)
-		}
-		if !s.isMember(id) {
-			if tried {
-				return nil
-			}
-			return fmt.Errorf("%w: %w: no member %q", ErrRefused, engine.ErrNotFound, id)
-		}
-		timeout, err := s.timeout(ctx)
-		if err != nil {
-			return err
-		}
-		if err := wait(ctx, s.raft.RemoveServer(raft.ServerID(id), 0, timeout)); err != nil {
-			tried = true
-			return idempotent(raftErr(err))
-		}
-		s.cfg.Log.Info("removed a member from the raft cluster", "node", id)
-		return nil
-	})
+	timeout, err := s.timeout(ctx)
 	if err != nil {
-		return fmt.Errorf("cluster: remove %s: %w", id, err)
+		return 0, err
+	}
+	f := s.raft.RemoveServer(raft.ServerID(id), 0, timeout)
+	if err := wait(ctx, f); err != nil {
+		return 0, raftErr(err)
+	}
+	s.cfg.Log.Info("removed a member from the raft cluster", "node", id)
+	return f.Index(), nil
+}
+
+// rackOnly refuses membership changes on a lone appliance (no peer port).
+func (s *Store) rackOnly() error {
+	if s.net == nil {
+		return fmt.Errorf("%w: this appliance is a one-voter cluster of its own: configure [cluster] to make it a rack member", ErrRefused)
 	}
 	return nil
 }

@@ -32,6 +32,8 @@ const (
 	codeOK        = ""
 	codeNotLeader = "not_leader" // nothing was done: ask the leader
 	codeRefused   = "refused"    // the peer may not do this
+	codeNotFound  = "not_found"  // refused: no such member
+	codeInvalid   = "invalid"    // refused: a malformed request
 	codeFailed    = "failed"     // the operation failed (its outcome may be unknown)
 )
 

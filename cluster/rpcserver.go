@@ -50,7 +50,7 @@ func (s *Store) handle(peer string, req rpcRequest) rpcResponse {
 	case opReadIndex:
 		return s.handleReadIndex(ctx)
 	case opRemove:
-		return result(s.RemoveMember(ctx, req.ID))
+		return indexed(s.removeMember(ctx, req.ID))
 	case opStats:
 		st := s.memberStats()
 		return rpcResponse{Stats: &st}
@@ -97,7 +97,7 @@ func (s *Store) handleJoin(peer string, req rpcRequest) rpcResponse {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ApplyTimeout)
 	defer cancel()
-	return result(s.AddMember(ctx, Peer{ID: req.ID, Addr: req.Addr}))
+	return indexed(s.addMember(ctx, Peer{ID: req.ID, Addr: req.Addr}))
 }
 
 // failure is the response for an error of raft on the leader.
@@ -108,12 +108,24 @@ func failure(err error) rpcResponse {
 	return rpcResponse{Code: codeFailed, Err: err.Error()}
 }
 
-// result is the response for an operation that returns only an error.
+// indexed is the response for an operation that returns a log index.
+func indexed(index uint64, err error) rpcResponse {
+	if err != nil {
+		return result(err)
+	}
+	return rpcResponse{Index: index}
+}
+
+// result is the response for an operation's error.
 func result(err error) rpcResponse {
 	switch {
 	case err == nil:
 		return rpcResponse{}
-	case errors.Is(err, ErrRefused), errors.Is(err, engine.ErrInvalid):
+	case errors.Is(err, engine.ErrNotFound):
+		return rpcResponse{Code: codeNotFound, Err: err.Error()}
+	case errors.Is(err, engine.ErrInvalid):
+		return rpcResponse{Code: codeInvalid, Err: err.Error()}
+	case errors.Is(err, ErrRefused):
 		return rpcResponse{Code: codeRefused, Err: err.Error()}
 	}
 	return failure(err)

@@ -102,4 +102,5 @@ func (d *daemon) runEngine(ctx context.Context) {
 // mountAPI adds the API to the HTTP mux.
 func (d *daemon) mountAPI(mux *http.ServeMux) {
 	mux.Handle(api.BasePath+"/", d.api)
+	d.mountCluster(mux, d.apiOpts.AdminToken) // cluster.go
 }

@@ -91,6 +91,7 @@ func restartOnly(a, b *config.Config) []string {
 	check("engine.thresholds", ta == tb)
 	check("engine.monitor_interval", a.Engine.MonitorInterval == b.Engine.MonitorInterval)
 	check("api.admin_remote", a.API.AdminRemote == b.API.AdminRemote)
+	check("cluster", !clusterChanged(a, b))
 	return changed
 }
 

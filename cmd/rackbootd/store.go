@@ -9,7 +9,8 @@ import (
 )
 
 // storeOpenTimeout bounds opening the state store: replaying its log and
-// electing this node (a one-voter cluster) takes well under a second.
+// electing this node (a one-voter cluster) takes well under a second; a
+// rack member waits for a majority of its peers (or to be added).
 const storeOpenTimeout = 60 * time.Second
 
 // openStore opens the replicated state under data_dir, and imports the
@@ -17,10 +18,7 @@ const storeOpenTimeout = 60 * time.Second
 func (d *daemon) openStore(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, storeOpenTimeout)
 	defer cancel()
-	st, err := cluster.Open(ctx, cluster.Config{
-		DataDir: d.cfg.Server.DataDir,
-		Log:     d.log.With("service", "state"),
-	})
+	st, err := cluster.Open(ctx, d.storeConfig()) // cluster.go
 	if err != nil {
 		return fmt.Errorf("state store: %w", err)
 	}
