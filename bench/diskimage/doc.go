@@ -2,11 +2,10 @@
 // one server sends the same disk image (256 MiB of random data by default)
 // to 50 simulated installing hosts at once, each a Go HTTP client that
 // streams the body through sha256 as rackboot-agent's install step does,
-// and checks the sum. rackbootd sends the image as the kernel of a boot
-// profile (GET /boot/<mac>/kernel, one MAC per host: its boot HTTP
-// server's file path) or, with -route image, as the disk image of an
-// [[image_set]] (GET /images/bench/disk.img, the install step's route,
-// once rackbootd reads disk_image). rackbootd (its boot HTTP server, the same
+// and checks the sum. rackbootd sends the image as the disk image of an
+// [[image_set]] (GET /images/bench/disk.img, the install step's route) or,
+// with -route kernel, as the kernel of a boot profile (GET
+// /boot/<mac>/kernel, one MAC per host). rackbootd (its boot HTTP server, the same
 // http.ServeContent + sendfile path that serves boot artifacts) and nginx
 // (sendfile on) serve the same file in the same run, in turns; the report
 // gives each one's aggregate MB/s, server CPU time and the ratio

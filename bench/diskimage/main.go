@@ -60,7 +60,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.clients, "clients", 50, "simulated installing hosts downloading at once")
 	fs.IntVar(&o.rounds, "rounds", 3, "runs per server, alternating; the best is reported")
 	fs.BoolVar(&o.hash, "hash", true, "clients sha256 every body, as the install step does")
-	fs.StringVar(&o.route, "route", routeKernel, "how rackbootd sends the image: kernel (a boot profile's kernel) or image (/images/{set}/disk.img of an [[image_set]])")
+	fs.StringVar(&o.route, "route", routeImage, "how rackbootd sends the image: kernel (a boot profile's kernel) or image (/images/{set}/disk.img of an [[image_set]])")
 	fs.DurationVar(&o.quietWait, "quiet-wait", 20*time.Second, "before each run, wait up to this long for other work on the machine to calm down")
 	if err := fs.Parse(args); err != nil {
 		return o, err
