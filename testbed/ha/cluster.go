@@ -99,8 +99,13 @@ vip_interface = "eth0"
 // Ctl runs rackbootctl in the client namespace against the service
 // address with the admin token.
 func (r *Rack) Ctl(ctx context.Context, args ...string) (string, error) {
+	return r.CtlVia(ctx, ServiceURL(), args...)
+}
+
+// CtlVia runs rackbootctl in the client namespace against base.
+func (r *Rack) CtlVia(ctx context.Context, base string, args ...string) (string, error) {
 	cmd := r.Client.Command(ctx, r.ctlBinary(), args...)
-	cmd.Env = append(os.Environ(), "RACKBOOT_URL="+ServiceURL(), "RACKBOOT_TOKEN="+r.token)
+	cmd.Env = append(os.Environ(), "RACKBOOT_URL="+base, "RACKBOOT_TOKEN="+r.token)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("%w: rackbootctl %s: %w\n%s", ErrRack, strings.Join(args, " "), err, out)
@@ -108,15 +113,25 @@ func (r *Rack) Ctl(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// Status asks n for the cluster's status.
+// Status asks n for the cluster's status, from the client namespace.
 func (r *Rack) Status(ctx context.Context, n *Node) (Status, error) {
+	return r.status(ctx, n, r.HTTP(3*time.Second))
+}
+
+// LocalStatus asks n for the cluster's status from inside its own
+// namespace, which works while it is cut off.
+func (r *Rack) LocalStatus(ctx context.Context, n *Node) (Status, error) {
+	return r.status(ctx, n, NSHTTPClient(n.NS, 3*time.Second))
+}
+
+func (r *Rack) status(ctx context.Context, n *Node, c *http.Client) (Status, error) {
 	var st Status
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.URL()+clusterAPIPath, nil)
 	if err != nil {
 		return st, err
 	}
 	req.Header.Set("Authorization", "Bearer "+r.token)
-	resp, err := r.HTTP(3 * time.Second).Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return st, err
 	}
