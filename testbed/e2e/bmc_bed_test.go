@@ -37,16 +37,21 @@ type bmhVM struct {
 	ip     string
 	tap    string
 	scheme string // BMC address scheme
-	pxe    bool   // the NIC has its iPXE option ROM
-	role   string // the role annotation
+	pxe    bool   // the firmware may PXE boot from the NIC
+	ie     string // the infra-env its BMH is labelled with (one SNO cluster each)
 }
 
-// bmhVMs: vm1 boots the discovery ISO from virtual media and has no PXE
-// at all (no option ROM on its NIC); vm2 is told to PXE boot once.
+// bmhVMs: vm1 boots the discovery ISO from virtual media and cannot PXE
+// at all (no option ROM, OVMF's PXE off); vm2 is told to PXE boot once.
+// Both are UEFI: the testbed OS disk image boots through systemd-boot.
 var bmhVMs = []bmhVM{
-	{id: "vm1", name: "bmh-vmedia", mac: "52:54:00:00:b0:01", ip: "10.99.0.31", tap: "tap0", scheme: "redfish-virtualmedia", pxe: false, role: "master"},
-	{id: "vm2", name: "bmh-pxe", mac: "52:54:00:00:b0:02", ip: "10.99.0.32", tap: "tap1", scheme: "redfish", pxe: true, role: "worker"},
+	{id: "vm1", name: "bmh-vmedia", mac: "52:54:00:00:b0:01", ip: "10.99.0.31", tap: "tap0", scheme: "redfish-virtualmedia", ie: "bmc-a"},
+	{id: "vm2", name: "bmh-pxe", mac: "52:54:00:00:b0:02", ip: "10.99.0.32", tap: "tap1", scheme: "redfish", pxe: true, ie: "bmc-b"},
 }
+
+// noPXE turns off OVMF's network boot (the NIC has no option ROM anyway).
+var noPXE = []string{"-fw_cfg", "name=opt/org.tianocore/IPv4PXESupport,string=n",
+	"-fw_cfg", "name=opt/org.tianocore/IPv6PXESupport,string=n"}
 
 // bmhDiskGiB is the size of each VM's (sparse) disk.
 const bmhDiskGiB = 24
@@ -83,7 +88,7 @@ func (r *bmcRecorder) requests() ([]time.Time, []string) {
 	return append([]time.Time(nil), r.times...), append([]string(nil), r.lines...)
 }
 
-// startBMC starts the emulator in ns for bmhVMs (BIOS, 2 CPUs, 1.5 GiB,
+// startBMC starts the emulator in ns for bmhVMs (UEFI, 2 CPUs, 1.5 GiB,
 // a sparse disk each), listening with TLS on bmcAddr and bmcWrongAddr.
 // Virtual media are downloaded from inside the namespace.
 func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
@@ -103,9 +108,9 @@ func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
 		f.Close()
 		extra := []string{"-smp", "2"}
 		if !v.pxe {
-			extra = append(extra, "-global", "virtio-net-pci.romfile=") // no option ROM: no PXE
+			extra = append(extra, noPXE...)
 		}
-		m, err := redfish.NewQEMU(ns, qemu.Config{Firmware: qemu.BIOS, MAC: v.mac, Tap: v.tap,
+		m, err := redfish.NewQEMU(ns, qemu.Config{Firmware: qemu.UEFI, MAC: v.mac, Tap: v.tap,
 			Dir: filepath.Join(dir, v.id), MemoryMB: 1536, Extra: extra}, disk)
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +119,7 @@ func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
 			t.Fatal(err)
 		}
 		b.machines[v.id], b.disks[v.id] = m, disk
-		systems = append(systems, redfish.System{ID: v.id, Name: v.name, MAC: v.mac, Machine: m,
+		systems = append(systems, redfish.System{ID: v.id, Name: v.name, MAC: v.mac, Machine: m, UEFI: true,
 			UUID: fmt.Sprintf("7261636b-626f-4f74-8000-0000000000%s", v.id[2:]+"0")})
 	}
 	media := filepath.Join(dir, "media")
@@ -175,14 +180,14 @@ func (b *bmcBed) console(id string) string {
 }
 
 // bmhManifest is the metal3 file `rackbootctl create bmh -f` takes: per
-// VM a Secret and a BareMetalHost labelled with the infra-env, plus one
+// VM a Secret and a BareMetalHost labelled with its infra-env, plus one
 // BMH whose Secret holds a wrong password (on the second BMC port).
-func bmhManifest(infraEnv string) string {
+func bmhManifest() string {
 	var b strings.Builder
 	secret := func(name, user, pass string) {
 		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: testbed\ntype: Opaque\nstringData:\n  username: %s\n  password: %s\n", name, user, pass)
 	}
-	host := func(name, address, mac, secretName, role string) {
+	host := func(name, address, mac, secretName, infraEnv string) {
 		fmt.Fprintf(&b, `---
 apiVersion: metal3.io/v1alpha1
 kind: BareMetalHost
@@ -193,7 +198,7 @@ metadata:
     infraenvs.agent-install.openshift.io: %s
   annotations:
     inspect.metal3.io: disabled
-    bmac.agent-install.openshift.io/role: %q
+    bmac.agent-install.openshift.io/role: master
     bmac.agent-install.openshift.io/hostname: %s
     bmac.agent-install.openshift.io.agent-label.rack: r1
 spec:
@@ -206,15 +211,15 @@ spec:
     disableCertificateVerification: True
   rootDeviceHints:
     minSizeGigabytes: 20
-`, name, infraEnv, role, name, mac, address, secretName)
+`, name, infraEnv, name, mac, address, secretName)
 	}
 	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: testbed\n")
 	for _, v := range bmhVMs {
 		secret(v.name+"-bmc-secret", bmcUser, bmcPassword)
-		host(v.name, v.scheme+"://"+bmcAddr+"/redfish/v1/Systems/"+v.id, v.mac, v.name+"-bmc-secret", v.role)
+		host(v.name, v.scheme+"://"+bmcAddr+"/redfish/v1/Systems/"+v.id, v.mac, v.name+"-bmc-secret", v.ie)
 	}
 	secret("bmh-wrong-bmc-secret", bmcUser, "not-the-password")
 	host("bmh-wrong", "redfish-virtualmedia://"+bmcWrongAddr+"/redfish/v1/Systems/vm1", "52:54:00:00:b0:09",
-		"bmh-wrong-bmc-secret", "worker")
+		"bmh-wrong-bmc-secret", bmhVMs[0].ie)
 	return b.String()
 }

@@ -12,30 +12,37 @@ import (
 
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/isoimage"
 	"github.com/rackboot/rackboot/testbed/netns"
+	"github.com/rackboot/rackboot/testbed/osimage"
 )
 
 // bmhBackoff is the BMH controller's first backoff (bmhctl.DefaultBackoff).
 const bmhBackoff = 15 * time.Second
 
-// TestBMCVirtualMediaAndPXE: rackbootd drives two VMs through the Redfish emulator
-// from their BareMetalHosts, created with `rackbootctl create bmh -f` from
-// a metal3 manifest. vm1 (no PXE on its NIC) gets the infra-env's
-// discovery ISO as virtual media, a one-time CD boot and power on; vm2
-// (redfish://) a one-time PXE boot and power on. Both boot the discovery
-// image, register, and are paired with their BMH by boot MAC: approved,
-// role and hostname from the annotations, installation disk from the root
-// device hints. A third BMH with a wrong password shows the error, and
-// the BMC hears from it no faster than its backoff.
+// TestBMCVirtualMediaAndPXE: rackbootd drives two UEFI VMs through the
+// Redfish emulator from their BareMetalHosts, created with `rackbootctl
+// create bmh -f` from a metal3 manifest. vm1 (no PXE at all) gets its
+// infra-env's discovery ISO as virtual media, a one-time CD boot and power
+// on; vm2 (redfish://) a one-time PXE boot and power on. Both boot the
+// discovery image, register, and are paired with their BMH by boot MAC:
+// approved, role and hostname from the annotations, installation disk
+// from the root device hints. A third BMH with a wrong password shows the
+// error, and the BMC hears from it no faster than its backoff. Then each
+// host installs its single-node cluster: the agent writes the disk and
+// leaves the reboot to the BMC (external_reboot), rackbootd ejects the
+// media, sets a one-time disk boot and resets, the installed OS boots and
+// reports Done, and the BMHs are detached.
 func TestBMCVirtualMediaAndPXE(t *testing.T) {
-	requireE2E(t, "gcc")
+	requireE2E(t, "gcc", "sgdisk", "mcopy", "objcopy")
 	if err := isoimage.CheckTools(); err != nil {
 		t.Fatalf("RACKBOOT_E2E=1 but %v (make deps)", err)
 	}
 	ctx := t.Context()
 	art := discoveryImage(t, ctx)
+	img := osImage(t, ctx)
 	cache, err := image.DefaultCacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +56,16 @@ func TestBMCVirtualMediaAndPXE(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	p := startRackbootd(t, ctx, ns, writeBMCConfig(t, art, baseISO, dir))
+	p := startRackbootd(t, ctx, ns, writeBMCConfig(t, art, img, baseISO, dir))
 	c := rackbootClient(t, ns, dir)
-	ie := createInfraEnv(c)
+	clusters, infraEnvs := map[string]string{}, map[string]string{}
+	for _, v := range bmhVMs {
+		clusters[v.name], infraEnvs[v.name] = createSNO(t, ctx, ns, c, dir, v.ie)
+	}
 	bed := startBMC(t, ctx, ns)
 
 	manifest := filepath.Join(dir, "bmh.yaml")
-	if err := os.WriteFile(manifest, []byte(bmhManifest(ie.Name)), 0o600); err != nil {
+	if err := os.WriteFile(manifest, []byte(bmhManifest()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	started := time.Now()
@@ -65,24 +75,38 @@ func TestBMCVirtualMediaAndPXE(t *testing.T) {
 			t.Errorf("rackbootctl create bmh did not create %s:\n%s", v.name, out)
 		}
 	}
-
-	hosts := waitPaired(t, ctx, c, ie.ID, started)
+	hosts := waitPaired(t, ctx, c, infraEnvs, started)
 	for _, v := range bmhVMs {
-		checkPairedHost(t, c, v, hosts[v.name])
+		checkPairedHost(t, v, hosts[v.name])
 	}
 	checkBootPaths(t, bed, p, c)
 	checkWrongPassword(t, ctx, ns, c, bed)
 	if t.Failed() {
-		t.Logf("rackbootctl get bmh -o wide:\n%s", ctl(t, ctx, ns, c, "get", "bmh", "-o", "wide"))
+		t.Fatalf("discovery failed; rackbootctl get bmh -o wide:\n%s", ctl(t, ctx, ns, c, "get", "bmh", "-o", "wide"))
 	}
+	installBMHs(t, ctx, ns, c, bed, clusters, hosts)
 }
 
 // writeBMCConfig is rackbootd's config for the BMC test: full DHCP with a
 // reservation per VM, the discovery profile for PXE, and an image set with
-// the testbed thresholds and the discovery ISO for virtual media. No
-// default infra-env: the BMHs' labels say which infra-env a MAC boots.
-func writeBMCConfig(t *testing.T, art image.Artifacts, baseISO, dir string) string {
+// the testbed thresholds, the discovery ISO for virtual media and the OS
+// disk image to install. No default infra-env: the BMHs' labels say which
+// infra-env a MAC boots.
+func writeBMCConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, dir string) string {
 	t.Helper()
+	roleDir := filepath.Join(dir, "roles")
+	if err := os.MkdirAll(roleDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"master", "worker"} {
+		raw, err := installbed.RoleConfig(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(roleDir, r+".ign"), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var res strings.Builder
 	for _, v := range bmhVMs {
 		fmt.Fprintf(&res, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", v.mac, v.ip, v.name)
@@ -114,13 +138,21 @@ initrd = %q
 cmdline = "console=ttyS0"
 
 [engine]
-monitor_interval = "5s"
+monitor_interval = "2s"
+install_timeout = %q
 
+# Virtual-media hosts boot base_iso; installing hosts get the testbed OS
+# disk image and the user's role configs.
 [[image_set]]
 name = "testbed"
+version = "4.16"
 cpu_arch = "x86_64"
 profile = "discovery"
 base_iso = %q
+disk_image = %q
+disk_image_sha256 = %q
+generator = "user-configs"
+role_ignition_dir = %q
 [image_set.thresholds]
 profile = %q
 master = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
@@ -128,7 +160,8 @@ worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
 
 [api]
 admin_remote = true
-`, filepath.Join(dir, "state"), res.String(), art.Kernel, art.Initrd, baseISO, th.Profile,
+`, filepath.Join(dir, "state"), res.String(), art.Kernel, art.Initrd, installbed.InstallTimeout, baseISO,
+		img.Path, img.SHA256, roleDir, th.Profile,
 		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB, th.Worker.CPUCores, th.Worker.MemoryMiB, th.Worker.DiskGB)
 	path := filepath.Join(dir, "rackboot.toml")
 	if err := os.WriteFile(path, []byte(toml), 0o644); err != nil {
@@ -164,33 +197,48 @@ func listBMHs(c *apiClient) (map[string]models.BareMetalHost, error) {
 	return out, err
 }
 
-// waitPaired waits until both VMs registered and their BMHs are paired
-// with them; it returns the hosts by BMH name.
-func waitPaired(t *testing.T, ctx context.Context, c *apiClient, ie string, started time.Time) map[string]api.Host {
+// waitPaired waits until both VMs registered (each into the infra-env of
+// its BMH, by BMH name in infraEnvs) and their BMHs are paired with them;
+// it returns the hosts by BMH name.
+func waitPaired(t *testing.T, ctx context.Context, c *apiClient, infraEnvs map[string]string, started time.Time) map[string]api.Host {
 	t.Helper()
 	byName := map[string]api.Host{}
 	var bmhs map[string]models.BareMetalHost
-	_, err := waitHosts(ctx, c, ie, registerLimit, func(hs []api.Host) bool {
+	deadline := time.Now().Add(registerLimit)
+	for {
 		var err error
-		if bmhs, err = listBMHs(c); err != nil {
-			return false
+		if bmhs, err = listBMHs(c); err == nil && paired(c, bmhs, infraEnvs, byName) {
+			break
 		}
-		for _, v := range bmhVMs {
-			h, _, ok := hostByMAC(hs, v.mac)
-			b := bmhs[v.name]
-			if !ok || b.Status == nil || b.Status.HostID != h.ID || !h.Approved {
-				return false
-			}
-			byName[v.name] = h
+		if time.Now().After(deadline) {
+			t.Fatalf("pairing: not done after %s (%v); BMHs: %s", registerLimit, err, bmhSummary(bmhs))
 		}
-		return true
-	})
-	if err != nil {
-		t.Fatalf("pairing: %v; BMHs: %s", err, bmhSummary(bmhs))
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(2 * time.Second):
+		}
 	}
 	t.Logf("BMHs created to both hosts registered, paired and approved in %s: %s",
 		time.Since(started).Round(time.Second), bmhSummary(bmhs))
 	return byName
+}
+
+// paired: each VM's host registered and is approved, and its BMH names it.
+func paired(c *apiClient, bmhs map[string]models.BareMetalHost, infraEnvs map[string]string, byName map[string]api.Host) bool {
+	for _, v := range bmhVMs {
+		hs, err := listHosts(c, infraEnvs[v.name])
+		if err != nil {
+			return false
+		}
+		h, _, ok := hostByMAC(hs, v.mac)
+		b := bmhs[v.name]
+		if !ok || b.Status == nil || b.Status.HostID != h.ID || !h.Approved {
+			return false
+		}
+		byName[v.name] = h
+	}
+	return true
 }
 
 func bmhSummary(bmhs map[string]models.BareMetalHost) string {
@@ -209,10 +257,10 @@ func bmhSummary(bmhs map[string]models.BareMetalHost) string {
 
 // checkPairedHost: the host carries what its BMH's annotations and hints
 // say, as upstream's BMAC copies them.
-func checkPairedHost(t *testing.T, c *apiClient, v bmhVM, h api.Host) {
+func checkPairedHost(t *testing.T, v bmhVM, h api.Host) {
 	t.Helper()
-	if string(h.Role) != v.role || h.RequestedHostname != v.name {
-		t.Errorf("%s: host role %q hostname %q, want %q %q (the annotations)", v.name, h.Role, h.RequestedHostname, v.role, v.name)
+	if h.Role != models.HostRoleMaster || h.RequestedHostname != v.name {
+		t.Errorf("%s: host role %q hostname %q, want master %q (the annotations)", v.name, h.Role, h.RequestedHostname, v.name)
 	}
 	var inv models.Inventory
 	if err := json.Unmarshal([]byte(h.Inventory), &inv); err != nil {
@@ -236,7 +284,7 @@ func checkPairedHost(t *testing.T, c *apiClient, v bmhVM, h api.Host) {
 func checkBootPaths(t *testing.T, bed *bmcBed, p *proc, c *apiClient) {
 	t.Helper()
 	vmedia, pxe := bed.console("vm1"), bed.console("vm2")
-	if !strings.Contains(vmedia, "Booting from DVD/CD") || strings.Contains(vmedia, "iPXE") {
+	if !strings.Contains(vmedia, "UEFI QEMU DVD-ROM") || strings.Contains(vmedia, "PXE") || strings.Contains(vmedia, "iPXE") {
 		t.Errorf("vm1 did not boot from its CD drive alone:\n%s", qemu0(vmedia))
 	}
 	script := "/boot/" + strings.ReplaceAll(bmhVMs[1].mac, ":", "-") + "/script.ipxe"
