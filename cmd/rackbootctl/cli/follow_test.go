@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/cli"
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
@@ -156,5 +159,28 @@ func TestWatchHostsOnTerminalShowsProgress(t *testing.T) {
 	}
 	if got := term.output(); strings.Contains(got, "APPROVED") {
 		t.Errorf("the terminal got the table, not the progress view:\n%s", got)
+	}
+}
+
+// On a narrow terminal every line of the live block is cut to fit one row,
+// so redrawing in place still lands on the block's first line.
+func TestInstallFollowOnNarrowTerminal(t *testing.T) {
+	term := openTerminal(t)
+	if err := unix.IoctlSetWinsize(int(term.tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 60}); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeInstallAPI{t: t, states: installRun("installed")}
+	if code, stderr := runFakeTo(t, f, term.tty, "install", "prod", "-w", "--interval", "100ms"); code != 0 {
+		t.Fatalf("install -w: exit %d: %s", code, stderr)
+	}
+	esc := regexp.MustCompile(`\x1b\[\d*[A-Za-z]|\r`)
+	lines := strings.Split(esc.ReplaceAllString(term.output(), ""), "\n")
+	for _, l := range lines[1:] { // the first is install's answer, above the block
+		if n := utf8.RuneCountInString(l); n >= 60 {
+			t.Errorf("a line of %d runes on a 60-column terminal: %q", n, l)
+		}
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), "master-0   master   installed") {
+		t.Errorf("the cut block lost the host rows:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -3,8 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 	"github.com/rackboot/rackboot/cmd/rackbootctl/output"
@@ -20,10 +24,36 @@ type liveSink struct {
 	order []string
 	drawn int    // lines of the block on the screen
 	held  bool   // a batch of changes is coming: draw at release
+	width int    // the terminal's columns (0: unknown); longer lines are cut
 	last  string // the block last drawn
 }
 
-func newLiveSink(w io.Writer) *liveSink { return &liveSink{w: w, rows: map[string][]string{}} }
+func newLiveSink(w io.Writer) *liveSink {
+	return &liveSink{w: w, rows: map[string][]string{}, width: termWidth(w)}
+}
+
+// termWidth is the number of columns of the terminal w is (0: unknown).
+func termWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
+}
+
+// cut shortens l to fewer than width runes, so that it takes one row of
+// the terminal and the cursor arithmetic holds.
+func cut(l string, width int) string {
+	if width <= 1 || utf8.RuneCountInString(l) < width {
+		return l
+	}
+	r := []rune(l)
+	return string(r[:width-2]) + "…"
+}
 
 func (s *liveSink) ready() error { return s.draw() }
 
@@ -77,7 +107,7 @@ func (s *liveSink) draw() error {
 	}
 	lines := strings.SplitAfter(strings.TrimSuffix(block.String(), "\n"), "\n")
 	for _, l := range lines {
-		b.WriteString(strings.TrimSuffix(l, "\n") + "\x1b[K\n") // the line, then clear what was longer
+		b.WriteString(cut(strings.TrimSuffix(l, "\n"), s.width) + "\x1b[K\n") // the line, then clear what was longer
 	}
 	b.WriteString("\x1b[J") // clear lines of hosts that left
 	s.drawn, s.last = len(lines), block.String()
