@@ -11,6 +11,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -180,6 +181,9 @@ func (s *server) installCluster(w http.ResponseWriter, r *http.Request, _ auth.P
 		return err
 	}
 	ctx := r.Context()
+	if err := s.pickDisks(ctx, id, ""); err != nil {
+		return err
+	}
 	if _, err := s.store.Apply(ctx, plan.cmd); err != nil {
 		if errors.Is(err, engine.ErrConflict) {
 			return fmt.Errorf("%w: cluster %s changed while the install started: %v", ErrConflict, id, err)
@@ -266,4 +270,31 @@ func clusterProgress(m *engine.Model, c engine.Cluster) *ClusterProgress {
 		return nil
 	}
 	return &ClusterProgress{TotalPercentage: int64(sum / n)}
+}
+
+// pickDisks gives every host of cluster id (only host only, when set)
+// without an installation disk the first eligible one of its inventory,
+// as upstream selects one when the user did not; a host with none is a
+// 409 naming it.
+func (s *server) pickDisks(ctx context.Context, id, only string) error {
+	var hosts []engine.Host
+	s.store.Read(func(m *engine.Model) {
+		for h := range m.HostsOfCluster(id) {
+			if (only == "" || h.ID == only) && install.HostDetails(h).Disk == nil {
+				hosts = append(hosts, h)
+			}
+		}
+	})
+	for _, h := range hosts {
+		disk := s.defaultDisk(h, h.Inventory)
+		if disk == "" {
+			return fmt.Errorf("%w: host %s has no eligible installation disk", ErrConflict, h.ID)
+		}
+		if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: h.ID, Patch: engine.HostPatch{InstallationDiskID: &disk}}); err != nil {
+			return fmt.Errorf("set the installation disk of host %s: %w", h.ID, err)
+		}
+		s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: h.InfraEnvID,
+			HostID: h.ID, Message: fmt.Sprintf("Host %s: installation disk set to %s", s.hostName(h), disk)})
+	}
+	return nil
 }

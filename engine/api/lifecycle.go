@@ -157,6 +157,9 @@ func (s *server) installHost(w http.ResponseWriter, r *http.Request, _ auth.Prin
 		return err
 	}
 	ctx := r.Context()
+	if err := s.pickDisks(ctx, h.ClusterID, id); err != nil {
+		return err
+	}
 	_, err = s.store.Apply(ctx, &engine.InstallTransition{ClusterID: h.ClusterID, Hosts: []engine.HostChange{{
 		ID: id, Status: models.HostStatusInstalling, Info: infoDay2Installing, From: []string{models.HostStatusKnown},
 		Reset: true, Day2: true, Role: string(models.HostRoleWorker)}}})
