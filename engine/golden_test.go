@@ -61,10 +61,35 @@ func sampleLog() []engine.Command {
 		&engine.CreateCluster{Cluster: engine.Cluster{ID: "66666666-6666-4666-8666-666666666666", Name: "gone"}},
 		&engine.DeleteCluster{ID: "66666666-6666-4666-8666-666666666666"},
 	}
+	cmds = append(cmds, installLog()...)
 	for i, c := range cmds {
 		c.SetTime(t0.Add(time.Duration(i) * time.Second))
 	}
 	return cmds
+}
+
+// installLog installs h1 as a single-node cluster: commands 23–27.
+func installLog() []engine.Command {
+	const c7 = "77777777-7777-4777-8777-777777777777"
+	sdn, overrides, hold := "OpenShiftSDN", `{"fips":true}`, false
+	return []engine.Command{
+		&engine.CreateCluster{Cluster: engine.Cluster{ID: c7, Name: "sno", ControlPlaneCount: 1, HoldInstallation: true}},
+		&engine.UpdateCluster{ID: c7, Patch: engine.ClusterPatch{NetworkType: &sdn, InstallConfigOverrides: &overrides, HoldInstallation: &hold}},
+		&engine.PutManifest{ClusterID: c7, Manifest: engine.Manifest{Folder: "manifests", FileName: "b.yaml", Content: []byte("kind: B\n")}},
+		&engine.PutManifest{ClusterID: c7, Manifest: engine.Manifest{Folder: "manifests", FileName: "a.yaml", Content: []byte("kind: A\n")}},
+		&engine.DeleteManifest{ClusterID: c7, Folder: "manifests", FileName: "b.yaml"},
+		&engine.BindHost{ID: h1ID, ClusterID: c7},
+		&engine.SetHostStatus{ID: h1ID, Status: "known"},
+		&engine.SetClusterStatus{ID: c7, Status: "ready"},
+		&engine.StartInstall{ClusterID: c7, Roles: map[string]string{h1ID: "master"}, Bootstrap: h1ID},
+		&engine.InstallTransition{ClusterID: c7, Cluster: &engine.StatusChange{Status: "installing", Info: "Installation in progress",
+			From: []string{"preparing-for-installation"}},
+			Hosts: []engine.HostChange{{ID: h1ID, Status: "installing", Info: "Host is installing", From: []string{"preparing-for-installation"}}}},
+		&engine.InstallProgress{ID: h1ID, InfraEnvID: ieID, Stage: "Writing image to disk", Info: "42%"},
+		&engine.InstallProgress{ID: h1ID, Stage: "Done"},
+		&engine.InstallTransition{ClusterID: c7, Cluster: &engine.StatusChange{Status: "installed", Info: "Cluster is installed",
+			From: []string{"installing"}, Completed: true}},
+	}
 }
 
 // encodeLog writes one command a line: type, body version, JSON body.
