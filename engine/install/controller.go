@@ -106,7 +106,7 @@ func (c *Controller) Run(ctx context.Context) {
 	tick := time.NewTicker(c.o.Interval)
 	defer tick.Stop()
 	changes := c.o.Store.Subscribe(ctx)
-	for {
+	for ctx.Err() == nil {
 		c.Pass(ctx)
 		select {
 		case <-ctx.Done():
