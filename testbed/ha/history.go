@@ -87,7 +87,7 @@ func (h *History) Now() int64 { return int64(time.Since(h.start)) }
 // that no answer (or a server error) left its fate open: such a write may
 // take effect at any time after its call, so it gets an open end.
 // Writes refused for certain (failed) are not recorded.
-func (h *History) Write(client int, key, value string, call, ret int64, acked, unknown bool) {
+func (h *History) Write(client int, key, value, via string, call, ret int64, acked, unknown bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
@@ -101,16 +101,16 @@ func (h *History) Write(client int, key, value string, call, ret int64, acked, u
 		return
 	}
 	h.ops = append(h.ops, porcupine.Operation{ClientId: client, Input: RegisterInput{Key: key, Write: true, Value: value},
-		Call: call, Output: RegisterOutput{}, Return: ret})
+		Call: call, Output: RegisterOutput{}, Return: ret, Metadata: via})
 }
 
-// Read records a read that returned value.
-func (h *History) Read(client int, key, value string, call, ret int64) {
+// Read records a read through via that returned value.
+func (h *History) Read(client int, key, value, via string, call, ret int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.Reads++
 	h.ops = append(h.ops, porcupine.Operation{ClientId: client, Input: RegisterInput{Key: key},
-		Call: call, Output: RegisterOutput{Value: value}, Return: ret})
+		Call: call, Output: RegisterOutput{Value: value}, Return: ret, Metadata: via})
 }
 
 // Operations is a copy of the history so far.
@@ -133,3 +133,43 @@ func (h *History) Check(initial map[string]string, timeout time.Duration, vis st
 	}
 	return res, nil
 }
+
+// StaleReads lists reads that returned a value some acknowledged write had
+// already overwritten before the read began: a write W of that value, then
+// a write W2 of the same key that began after W returned and returned
+// before the read began. Values are unique per write, so this is a
+// certain linearizability violation; the list explains what porcupine
+// rejects.
+func (h *History) StaleReads() []string {
+	ops := h.Operations()
+	writes := map[string]porcupine.Operation{} // by value
+	for _, op := range ops {
+		if in := op.Input.(RegisterInput); in.Write {
+			writes[in.Value] = op
+		}
+	}
+	var out []string
+	for _, r := range ops {
+		in := r.Input.(RegisterInput)
+		if in.Write {
+			continue
+		}
+		v := r.Output.(RegisterOutput).Value
+		w, ok := writes[v]
+		if !ok {
+			continue // the initial value, or a lost-and-never-written value
+		}
+		for _, w2 := range ops {
+			in2 := w2.Input.(RegisterInput)
+			if in2.Write && in2.Key == in.Key && w2.Call > w.Return && w2.Return < r.Call && w2.Return != math.MaxInt64 {
+				out = append(out, fmt.Sprintf("read of %s through %v at %s returned %q (written through %v, returned at %s), "+
+					"but %q was written through %v in [%s, %s]", in.Key, r.Metadata, dur(r.Call), v, w.Metadata, dur(w.Return),
+					in2.Value, w2.Metadata, dur(w2.Call), dur(w2.Return)))
+				break
+			}
+		}
+	}
+	return out
+}
+
+func dur(ns int64) string { return time.Duration(ns).Round(time.Millisecond).String() }

@@ -78,7 +78,7 @@ func (w *Workload) write(ctx context.Context, client int, key, target, value str
 	call := w.Hist.Now()
 	code, _ := w.API.SetNTP(ctx, target, key, value)
 	ret := w.Hist.Now()
-	w.Hist.Write(client, key, value, call, ret, code == http.StatusCreated, code != http.StatusBadRequest)
+	w.Hist.Write(client, key, value, target, call, ret, code == http.StatusCreated, code != http.StatusBadRequest)
 }
 
 // read records a GET that answered 200; others tell nothing.
@@ -87,7 +87,7 @@ func (w *Workload) read(ctx context.Context, client int, key, target string) {
 	ie, code, err := w.API.GetInfraEnv(ctx, target, key)
 	ret := w.Hist.Now()
 	if err == nil && code == http.StatusOK {
-		w.Hist.Read(client, key, ie.NTP, call, ret)
+		w.Hist.Read(client, key, ie.NTP, target, call, ret)
 	}
 }
 
@@ -100,7 +100,7 @@ func (w *Workload) FinalReads(ctx context.Context, base string) error {
 		if err != nil {
 			return err
 		}
-		w.Hist.Read(w.Clients, k, ie.NTP, call, w.Hist.Now())
+		w.Hist.Read(w.Clients, k, ie.NTP, base, call, w.Hist.Now())
 	}
 	return nil
 }
