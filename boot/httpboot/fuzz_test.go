@@ -17,6 +17,7 @@ func FuzzRequestPath(f *testing.F) {
 		"/boot/52-54-00-00-00-01/kernel", "/boot/zz/initrd", "/boot//kernel", "/ipxe/undionly.kpxe",
 		"/ipxe/../secret", "/ipxe/..%2fsecret", "/ipxe/.hidden", "/ipxe/sub%2Finner", "/ipxe/%00",
 		"/boot/52-54-00-00-00-01/../../secret", "//ipxe/ipxe.efi", "/boot/%35%32-54-00-00-00-01/script.ipxe",
+		"/images/os-1/disk.img", "/images/..%2f..%2fsecret/disk.img", "/images/os-1/../../secret", "/images/%2e%2e/disk.img",
 	} {
 		f.Add(seed)
 	}

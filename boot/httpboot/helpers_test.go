@@ -110,8 +110,10 @@ func newEnv(t testing.TB, initrdSize int, withDefault bool) *env {
 	}
 	e.holder = boot.NewHolder(cat)
 	e.logs = &syncBuffer{}
+	disk := filepath.Join(e.dir, "disk.img")
+	writeFile(t, disk, []byte("disk image"))
 	h, err := New(Options{BaseURL: "http://10.99.0.1:8080", Boot: e.holder, IPXE: os.DirFS(e.root),
-		Logger: slog.New(slog.NewJSONHandler(e.logs, nil))})
+		Images: imageMap{"os-1": {Path: disk}}, Logger: slog.New(slog.NewJSONHandler(e.logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
