@@ -2,6 +2,7 @@ package ha
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -27,6 +28,8 @@ type Node struct {
 
 	bedIf string // the bridge end of its veth
 	rack  *Rack
+
+	tmpfs bool // its data directory is a tmpfs (UseTmpfs)
 
 	mu   sync.Mutex
 	proc *process
@@ -208,4 +211,42 @@ func (n *Node) AdminToken() (string, error) {
 		return "", fmt.Errorf("%w: %s's admin token: %w", ErrRack, n.Name, err)
 	}
 	return strings.TrimSpace(string(b)), nil
+}
+
+// UseTmpfs mounts a tmpfs of sizeMiB over the node's data directory (before
+// its first start), so that a test can fill it up; the rack unmounts it at
+// Close.
+func (n *Node) UseTmpfs(ctx context.Context, sizeMiB int) error {
+	if out, err := exec.CommandContext(ctx, "mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dm,mode=0750", sizeMiB), "tmpfs", n.DataDir()).CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: mount tmpfs on %s: %w: %s", ErrRack, n.DataDir(), err, out)
+	}
+	n.tmpfs = true
+	return n.rack.seedToken(n)
+}
+
+// FillDisk writes a file into the data directory until the file system
+// is full; it returns how many bytes it wrote.
+func (n *Node) FillDisk() (int64, error) {
+	f, err := os.Create(filepath.Join(n.DataDir(), "filler"))
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrRack, err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var total int64
+	for {
+		w, err := f.Write(buf)
+		total += int64(w)
+		if err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return total, nil
+			}
+			return total, fmt.Errorf("%w: filling %s: %w", ErrRack, n.DataDir(), err)
+		}
+	}
+}
+
+// FreeDisk removes what FillDisk wrote.
+func (n *Node) FreeDisk() error {
+	return os.Remove(filepath.Join(n.DataDir(), "filler"))
 }

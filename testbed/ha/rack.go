@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -368,6 +369,11 @@ func (r *Rack) Close() error {
 	for _, n := range r.Nodes {
 		if n.NS != nil {
 			errs = append(errs, n.NS.Close())
+		}
+		if n.tmpfs {
+			if out, err := exec.Command("umount", n.DataDir()).CombinedOutput(); err != nil {
+				errs = append(errs, fmt.Errorf("%w: umount %s: %w: %s", ErrRack, n.DataDir(), err, out))
+			}
 		}
 	}
 	for _, ns := range r.extra {
