@@ -30,12 +30,12 @@ type rackNode struct {
 }
 
 type rack struct {
-	t     *testing.T
+	t     testing.TB
 	ca    *rackca.CA
 	nodes []*rackNode
 }
 
-func newRack(t *testing.T, n int) *rack {
+func newRack(t testing.TB, n int) *rack {
 	t.Helper()
 	ca, err := rackca.New(time.Now())
 	if err != nil {
@@ -67,7 +67,7 @@ func (r *rack) add(id string) *rackNode {
 	return nd
 }
 
-func newRackNode(t *testing.T, ca *rackca.CA, id string) *rackNode {
+func newRackNode(t testing.TB, ca *rackca.CA, id string) *rackNode {
 	t.Helper()
 	certPEM, keyPEM, err := ca.Issue(id, time.Now())
 	if err != nil {

@@ -101,7 +101,7 @@ type pool struct {
 	idle map[string][]*rpcConn
 }
 
-const maxIdle = 4
+const maxIdle = 32
 
 // dialTimeout bounds connecting to a peer, so that a dead leader's
 // address is given up quickly while an election runs.

@@ -70,6 +70,7 @@ func (s *Store) handleApply(req rpcRequest) rpcResponse {
 	if err := f.Error(); err != nil {
 		return failure(err)
 	}
+	s.nudger.nudge()
 	return rpcResponse{Index: f.Index()}
 }
 

@@ -37,6 +37,7 @@ type Store struct {
 	members memberCache
 	cw      configWatch
 	codec   *engine.Codec // checks forwarded commands
+	nudger  *nudger
 	stop    chan struct{} // closed by Close
 	wg      sync.WaitGroup
 }
@@ -127,6 +128,7 @@ func (s *Store) openRaft(dir string) error {
 	s.leader = newLeaderFeed(r)
 	s.changes = newLeaderWatch(r)
 	s.members.r.Store(r)
+	s.nudger = &nudger{r: r, stop: s.stop, wg: &s.wg}
 	if existing && s.net != nil && !s.isMember(string(s.id)) {
 		s.cfg.Log.Warn("this node is not a member of its raft cluster (it was removed): it takes no part until a member adds it again (rackbootctl cluster join)", "node", string(s.id))
 	}
