@@ -167,3 +167,29 @@ func checkHostOverride(s string) error {
 
 // maxOverride bounds a host's Ignition override.
 const maxOverride = 256 << 10
+
+// updateHostIgnition is upstream's V2UpdateHostIgnition: PATCH
+// .../hosts/{id}/ignition with {"config": ...} sets the host's Ignition
+// override ("" removes it), checked like ignition_config_overrides.
+func (s *server) updateHostIgnition(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	var p models.HostIgnitionParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	if err := checkHostOverride(p.Config); err != nil {
+		return err
+	}
+	h, err := s.host(ie, id)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{IgnitionOverride: &p.Config}}); err != nil {
+		return fmt.Errorf("update host ignition: %w", err)
+	}
+	s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
+		Message: fmt.Sprintf("Host %s: ignition config overrides set", s.hostName(h))})
+	w.WriteHeader(http.StatusCreated)
+	return nil
+}

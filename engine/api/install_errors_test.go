@@ -207,7 +207,12 @@ func TestInstallBadInput(t *testing.T) {
 	}
 	e.wantError(e.do(adminCred(), "PATCH", a.path(), map[string]any{"disks_selected_config": []map[string]string{
 		{"id": "/dev/disk/by-id/nope", "role": "install"}}}), 400, "has no disk")
+	e.wantError(e.do(adminCred(), "PATCH", a.path()+"/ignition", models.HostIgnitionParams{Config: `{"ignition":{}}`}), 400, "ignition_config_overrides")
 	good := `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/extra","contents":{"source":"data:,x"}}]}}`
+	e.must(adminCred(), 201, "PATCH", a.path()+"/ignition", models.HostIgnitionParams{Config: good})
+	if h := a.host(); h.IgnitionConfigOverrides != good {
+		t.Errorf("override set through .../ignition: %q", h.IgnitionConfigOverrides)
+	}
 	e.must(adminCred(), 201, "PATCH", a.path(), map[string]any{"ignition_config_overrides": good})
 	if h := a.host(); h.IgnitionConfigOverrides != good {
 		t.Errorf("override %q", h.IgnitionConfigOverrides)

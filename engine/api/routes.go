@@ -72,6 +72,7 @@ func (s *server) routes() []route {
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 200, s.nextSteps},
 		{http.MethodPut, "/infra-envs/{infra_env_id}/hosts/{host_id}/progress", progress, 200, s.updateProgress},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/downloads/ignition", infraEnv, 200, s.downloadHostIgnition},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}/ignition", admin, 201, s.updateHostIgnition},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 204, s.stepReply},
 		{http.MethodGet, "/events", admin, 200, s.listEvents},
 		{http.MethodGet, "/signing-keys", admin, 200, keys.list},
