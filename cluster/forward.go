@@ -36,13 +36,33 @@ func (s *Store) forwardApply(ctx context.Context, addr string, data []byte) (eng
 	if err != nil {
 		return engine.Result{}, err
 	}
-	select {
-	case res := <-ch:
-		return res, nil
-	case <-ctx.Done():
-		return engine.Result{}, fmt.Errorf("forwarded to %s and committed at index %d, not yet applied here: %w", addr, resp.Index, context.Cause(ctx))
-	case <-s.stop:
-		return engine.Result{}, fmt.Errorf("forwarded to %s and committed at index %d; node closed", addr, resp.Index)
+	return s.awaitResult(ctx, addr, resp.Index, ch)
+}
+
+// awaitResult waits for this node's FSM to hand over the result of the
+// forwarded entry at index. The FSM delivers it before it raises its
+// applied index, so an index reached without a result means the entry
+// came in a snapshot: it is applied, its result unknown.
+func (s *Store) awaitResult(ctx context.Context, addr string, index uint64, ch <-chan engine.Result) (engine.Result, error) {
+	for {
+		cur := s.fsm.applied.get()
+		if cur >= index {
+			select {
+			case res := <-ch:
+				return res, nil
+			default:
+				return engine.Result{}, fmt.Errorf("forwarded to %s and committed at index %d, which reached this node in a snapshot: applied, result unknown", addr, index)
+			}
+		}
+		select {
+		case res := <-ch:
+			return res, nil
+		case <-s.fsm.applied.changed(cur):
+		case <-ctx.Done():
+			return engine.Result{}, fmt.Errorf("forwarded to %s and committed at index %d, not yet applied here: %w", addr, index, context.Cause(ctx))
+		case <-s.stop:
+			return engine.Result{}, fmt.Errorf("forwarded to %s and committed at index %d; node closed", addr, index)
+		}
 	}
 }
 
