@@ -352,3 +352,24 @@ func TestInstallIgnitionStaticNetwork(t *testing.T) {
 		t.Error("no keyfile in the install Ignition")
 	}
 }
+
+// complete-installation reports a finalizing cluster installed or failed.
+func TestCompleteInstallation(t *testing.T) {
+	e := newMemEnv(t)
+	rk := readyRack(t, e, 1, 0) // no controller: the test moves the cluster
+	id := rk.cluster.ID
+	path := "/clusters/" + id + "/actions/complete-installation"
+	e.wantError(e.do(adminCred(), "POST", path, map[string]any{"is_success": true}), 409, "not finalizing")
+	e.must(adminCred(), 202, "POST", "/clusters/"+id+"/actions/install", nil)
+	if _, err := e.store.Apply(t.Context(), &engine.InstallTransition{ClusterID: id,
+		Cluster: &engine.StatusChange{Status: engine.ClusterStatusFinalizing}}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantError(e.do(adminCred(), "POST", path, map[string]any{}), 400, "is_success")
+	e.wantError(e.do(adminCred(), "POST", path, map[string]any{"is_success": false, "error_info": "a\x00"}), 400, "error_info")
+	var c Cluster
+	e.must(adminCred(), 202, "POST", path, map[string]any{"is_success": false, "error_info": "console unreachable"}).decode(t, &c)
+	if c.Status != engine.ClusterStatusError || !strings.Contains(c.StatusInfo, "console unreachable") {
+		t.Errorf("cluster %q (%s)", c.Status, c.StatusInfo)
+	}
+}

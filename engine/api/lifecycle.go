@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
@@ -222,4 +224,43 @@ func (s *server) reRegistered(ctx context.Context, old engine.Host) (bool, error
 		Message: fmt.Sprintf("Host %s: booted the discovery image during installation (stage %q): %s",
 			s.hostName(old), old.Progress.CurrentStage, info)})
 	return true, nil
+}
+
+// CompletionParams is the body of actions/complete-installation.
+type CompletionParams struct {
+	ErrorInfo string `json:"error_info,omitempty"`
+	IsSuccess *bool  `json:"is_success"`
+}
+
+// completeInstallation is upstream's V2CompleteInstallation: whoever
+// watches the installed cluster reports it finished (installed) or failed
+// (error with error_info). rackboot's controller completes a finalizing
+// cluster by itself; this lets an outside observer do it, or fail it.
+func (s *server) completeInstallation(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	id := r.PathValue("cluster_id")
+	var p CompletionParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	if p.IsSuccess == nil {
+		return badRequest("is_success is required")
+	}
+	if len(p.ErrorInfo) > maxProgressInfo || strings.ContainsFunc(p.ErrorInfo, unicode.IsControl) {
+		return badRequest("error_info is longer than %d bytes or holds control characters", maxProgressInfo)
+	}
+	_, _, err := s.clusterMove(r.Context(), id, func(_ *engine.Model, c engine.Cluster) (*engine.InstallTransition, error) {
+		if c.Status != engine.ClusterStatusFinalizing {
+			return nil, fmt.Errorf("%w: cluster %s is %s, not finalizing", ErrConflict, id, c.Status)
+		}
+		ch := &engine.StatusChange{Status: engine.ClusterStatusInstalled, Info: "Cluster is installed",
+			From: []string{engine.ClusterStatusFinalizing}, Completed: true}
+		if !*p.IsSuccess {
+			ch.Status, ch.Info, ch.Completed = engine.ClusterStatusError, "Cluster installation failed: "+p.ErrorInfo, false
+		}
+		return &engine.InstallTransition{ClusterID: id, Cluster: ch}, nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeCluster(w, http.StatusAccepted, id)
 }

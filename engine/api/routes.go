@@ -46,6 +46,8 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/clusters/{cluster_id}/actions/cancel", admin, 202, s.cancelInstallation},
 		{http.MethodPost, "/clusters/{cluster_id}/actions/reset", admin, 202, s.resetCluster},
 		{http.MethodPost, "/clusters/{cluster_id}/actions/allow-add-workers", admin, 202, s.allowAddWorkers},
+		{http.MethodPost, "/clusters/{cluster_id}/actions/allow-add-hosts", admin, 202, s.allowAddWorkers},
+		{http.MethodPost, "/clusters/{cluster_id}/actions/complete-installation", admin, 202, s.completeInstallation},
 		{http.MethodGet, "/clusters/{cluster_id}/manifests", admin, 200, s.listManifests},
 		{http.MethodPost, "/clusters/{cluster_id}/manifests", admin, 201, s.createManifest},
 		{http.MethodDelete, "/clusters/{cluster_id}/manifests", admin, 200, s.deleteManifest},
