@@ -13,6 +13,7 @@ import (
 	v35 "github.com/coreos/ignition/v2/config/v3_5"
 
 	"github.com/rackboot/rackboot/boot/installer"
+	"github.com/rackboot/rackboot/cmd/rackboot-agent/protocol"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
@@ -188,6 +189,17 @@ func (rk *rack) ignition(a *stepAgent, args models.InstallStepArgs) (cfg string,
 	return p.Config, token, progressURL
 }
 
+// agentClient is rackboot-agent's protocol client of the rack's infra-env
+// with token.
+func (rk *rack) agentClient(token string) *protocol.Client {
+	rk.t.Helper()
+	c, err := protocol.New(protocol.Config{URL: rk.e.srv.URL, InfraEnvID: rk.ie.ID, Token: token, AgentVersion: "test"})
+	if err != nil {
+		rk.t.Fatal(err)
+	}
+	return c
+}
+
 // progress reports stage for a with c.
 func (rk *rack) progress(c cred, a *stepAgent, stage models.HostStage, info string) {
 	rk.t.Helper()
@@ -212,18 +224,27 @@ func (rk *rack) installOne(a *stepAgent) {
 	if purl != rk.e.srv.URL+BasePath+a.path()+"/progress" {
 		rk.t.Errorf("first-boot progress URL %q", purl)
 	}
-	for _, st := range []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-		models.HostStageWritingImageToDisk} {
-		rk.progress(a.agent, a, st, "")
+	// The agent's own protocol client fetches the Ignition and reports.
+	ctx := context.Background()
+	client := rk.agentClient(a.agent.agent)
+	if p, err := client.HostIgnition(ctx, args.IgnitionURL); err != nil || !strings.Contains(p.Config, installer.FirstBootUnit) {
+		rk.t.Fatalf("agent client: host ignition: %v", err)
 	}
-	rk.progress(a.agent, a, models.HostStageWritingImageToDisk, "50%")
-	rk.progress(a.agent, a, models.HostStageRebooting, "")
+	for _, st := range []models.HostProgress{{CurrentStage: models.HostStageStartingInstallation},
+		{CurrentStage: models.HostStageInstalling}, {CurrentStage: models.HostStageWritingImageToDisk},
+		{CurrentStage: models.HostStageWritingImageToDisk, ProgressInfo: "50%"}, {CurrentStage: models.HostStageRebooting}} {
+		if err := client.PutProgress(ctx, a.id, st); err != nil {
+			rk.t.Fatalf("agent client: progress %s: %v", st.CurrentStage, err)
+		}
+	}
 	h := a.host()
 	if h.Progress == nil || h.Progress.CurrentStage != models.HostStageRebooting || h.Progress.InstallationPercentage != 57 ||
 		len(h.ProgressStages) != 7 {
 		rk.t.Errorf("host %s progress %+v stages %v", a.id, h.Progress, h.ProgressStages)
 	}
-	rk.progress(cred{agent: token}, a, models.HostStageDone, "")
+	if err := rk.agentClient(token).PutProgress(ctx, a.id, models.HostProgress{CurrentStage: models.HostStageDone}); err != nil {
+		rk.t.Fatalf("first boot: progress Done: %v", err)
+	}
 	if h := a.host(); h.Status != models.HostStatusInstalled && h.Status != models.HostStatusAddedToExistingCluster ||
 		h.Progress.InstallationPercentage != 100 {
 		rk.t.Errorf("host %s after Done: %q %+v", a.id, h.Status, h.Progress)
