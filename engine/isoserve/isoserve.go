@@ -168,6 +168,9 @@ func (s *Server) image(ctx context.Context, id string) (*iso.Image, error) {
 		}
 	})
 	if !ok {
+		s.mu.Lock()
+		delete(s.images, id) // the infra-env is gone: forget its image
+		s.mu.Unlock()
 		return nil, fmt.Errorf("infra-env %s: %w", id, engine.ErrNotFound)
 	}
 	if path == "" {
