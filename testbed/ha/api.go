@@ -111,3 +111,16 @@ func (a *API) SetNTP(ctx context.Context, base, id, ntp string) (int, error) {
 	}
 	return code, err
 }
+
+// NewAPI is an admin client of the rack's REST API over c.
+func NewAPI(c *http.Client, token string) *API { return &API{http: c, token: token} }
+
+// KeepAliveClient is an HTTP client whose connections start in the
+// client namespace and are kept open between requests (for load).
+func (r *Rack) KeepAliveClient(timeout time.Duration, conns int) *http.Client {
+	c := r.HTTP(timeout)
+	tr := c.Transport.(*http.Transport)
+	tr.DisableKeepAlives = false
+	tr.MaxIdleConnsPerHost = conns
+	return c
+}

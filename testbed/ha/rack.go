@@ -54,6 +54,12 @@ type Options struct {
 	Extra string
 	// LeaseTime is the DHCP lease time (default 1h).
 	LeaseTime time.Duration
+	// DHCP, when set, replaces the default [dhcp] table (full mode on
+	// eth0, Subnet, RangeStart–RangeEnd).
+	DHCP string
+	// LogLevel is the nodes' log level (default debug: the tests read
+	// DHCP replies from the logs).
+	LogLevel string
 	// Logf receives what the rack does (t.Logf); nil discards.
 	Logf func(format string, args ...any)
 }
@@ -82,6 +88,9 @@ func New(ctx context.Context, opts Options) (_ *Rack, err error) {
 	}
 	if opts.LeaseTime == 0 {
 		opts.LeaseTime = time.Hour
+	}
+	if opts.LogLevel == "" {
+		opts.LogLevel = "debug"
 	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
@@ -220,19 +229,18 @@ func (r *Rack) defaultConfig(n *Node) string {
 	if !r.opts.Lone {
 		cluster = r.clusterTable(n)
 	}
+	dhcp := r.opts.DHCP
+	if dhcp == "" {
+		dhcp = fmt.Sprintf("[dhcp]\nmode = \"full\"\ninterfaces = [\"eth0\"]\nsubnet = %q\nrange = [%q, %q]\nlease_time = %q\n",
+			Subnet, RangeStart, RangeEnd, r.opts.LeaseTime.String())
+	}
 	return fmt.Sprintf(`[server]
 data_dir = %q
 advertise = %q
 http_listen = "0.0.0.0:%d"
-log_level = "debug"
+log_level = %q
 
-[dhcp]
-mode = "full"
-interfaces = ["eth0"]
-subnet = %q
-range = [%q, %q]
-lease_time = %q
-
+%s
 [tftp]
 listen = ":69"
 root = "/usr/lib/ipxe"
@@ -242,7 +250,7 @@ admin_remote = true
 
 %s
 %s
-`, n.DataDir(), ServiceAddr, HTTPPort, Subnet, RangeStart, RangeEnd, r.opts.LeaseTime.String(), cluster, r.opts.Extra)
+`, n.DataDir(), ServiceAddr, HTTPPort, r.opts.LogLevel, dhcp, cluster, r.opts.Extra)
 }
 
 // Start starts every node that is not running, then waits until each
