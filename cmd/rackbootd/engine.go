@@ -92,7 +92,9 @@ func (d *daemon) runEngine(ctx context.Context) {
 	go func() {
 		defer d.wg.Done()
 		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
-			if err := api.Monitor(ctx, d.apiOpts, d.cfg.Engine.MonitorInterval); err != nil {
+			opts := d.apiOpts
+			opts.Store = engine.Fence(d.store) // a deposed leader's late writes are refused
+			if err := api.Monitor(ctx, opts, d.cfg.Engine.MonitorInterval); err != nil {
 				d.log.Error("host monitor stopped", "err", err)
 			}
 		})
