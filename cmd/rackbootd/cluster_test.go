@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/cluster"
+	"github.com/rackboot/rackboot/cluster/rackca"
+)
+
+// rackDaemons starts n rackbootd processes on loopback as one rack
+// cluster ([cluster] with certificates from a fresh rack CA).
+func rackDaemons(t *testing.T, n int) []*testDaemon {
+	t.Helper()
+	caDir := filepath.Join(t.TempDir(), "rack")
+	ca, err := rackca.Init(caDir, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := make([]*testDaemon, n)
+	peers := make([]string, n)
+	for i := range ds {
+		ds[i] = newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
+		peers[i] = fmt.Sprintf("n%d@%s", i+1, freePort(t, "tcp"))
+	}
+	list, _ := json.Marshal(peers)
+	for i, d := range ds {
+		id, addr, _ := strings.Cut(peers[i], "@")
+		out, err := ca.WriteNode(caDir, id, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.writeConfig(fmt.Sprintf(`[server]
+advertise = "127.0.0.1"
+http_listen = %q
+data_dir = "state"
+
+[tftp]
+enabled = false
+
+[cluster]
+node_id = %q
+bind = %q
+bootstrap = %s
+ca = %q
+cert = %q
+key = %q
+`, d.httpAddr, id, addr, list, filepath.Join(out, "ca.crt"), filepath.Join(out, "node.crt"), filepath.Join(out, "node.key")))
+		d.start(nil)
+	}
+	for _, d := range ds {
+		d.waitNote("READY=1")
+	}
+	return ds
+}
+
+// admin sends an admin request to d (path from the host root) and
+// returns the status and body.
+func (d *testDaemon) admin(method, path string, body any) (int, []byte) {
+	d.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, "http://"+d.httpAddr+path, rd)
+	req.Header.Set("Authorization", "Bearer "+d.adminToken())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// Three rackbootd processes with [cluster] form one rack: the cluster API
+// of each names the same leader and three voters, a write through a
+// follower's API is read through another's, and the cluster API takes the
+// admin token only.
+func TestRackOfDaemons(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three rackbootd processes")
+	}
+	ds := rackDaemons(t, 3)
+	var leader string
+	var follower *testDaemon
+	deadline := time.Now().Add(waitLimit)
+	for leader == "" && time.Now().Before(deadline) {
+		for _, d := range ds {
+			code, b := d.admin("GET", "/api/rackboot/v1/cluster", nil)
+			var st cluster.Status
+			if code != 200 || json.Unmarshal(b, &st) != nil {
+				t.Fatalf("cluster status: %d %s", code, b)
+			}
+			if len(st.Members) != 3 {
+				t.Fatalf("members: %s", b)
+			}
+			if st.Leader != "" && st.Leader != st.Node {
+				leader, follower = st.Leader, d
+			}
+		}
+	}
+	if follower == nil {
+		t.Fatal("no follower knows a leader")
+	}
+	ie := map[string]any{"name": "via-follower", "pull_secret": `{"auths":{"quay.io":{"auth":"dGVzdGJlZDpzZWtyaXQ="}}}`,
+		"cpu_architecture": "x86_64"}
+	code, b := follower.admin("POST", "/api/assisted-install/v2/infra-envs", ie)
+	if code != http.StatusCreated {
+		t.Fatalf("create through a follower: %d %s", code, b)
+	}
+	var created struct{ ID string }
+	_ = json.Unmarshal(b, &created)
+	for _, d := range ds {
+		if code, b := d.admin("GET", "/api/assisted-install/v2/infra-envs/"+created.ID, nil); code != 200 {
+			t.Errorf("read on %s: %d %s", d.httpAddr, code, b)
+		}
+	}
+	resp, err := http.Get("http://" + ds[0].httpAddr + "/api/rackboot/v1/cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("cluster API without a token: %s", resp.Status)
+	}
+}
