@@ -52,7 +52,10 @@ func newInstallBed(t *testing.T, nodes []installbed.Node, generator string) *ins
 	ctx := t.Context()
 	art := discoveryImage(t, ctx)
 	img := osImage(t, ctx)
-	bin := rackbootd(t)
+	bin := os.Getenv("RACKBOOT_E2E_RACKBOOTD") // a daemon built elsewhere (its rackbootctl next to it)
+	if bin == "" {
+		bin = rackbootd(t)
+	}
 	bed, err := installbed.Start(ctx, installbed.Options{Rackbootd: bin, Rackbootctl: filepath.Join(filepath.Dir(bin), "rackbootctl"),
 		Discovery: art, OS: img, Generator: generator, Nodes: nodes, Dir: t.TempDir()})
 	if err != nil {

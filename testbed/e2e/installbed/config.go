@@ -23,6 +23,7 @@ const (
 profile = "` + ThresholdsProfile + `"
 master = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
 worker = { cpu_cores = 1, memory_mib = 1024, disk_gb = 20 }
+single_node = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
 `
 )
 
