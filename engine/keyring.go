@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/rackboot/rackboot/engine/auth"
 )
@@ -121,4 +123,37 @@ func waitForSecret(ctx context.Context, ch <-chan Change) (closed bool, err erro
 			}
 		}
 	}
+}
+
+// FollowKeyRing keeps k equal to the ring stored in st: each time the
+// KeyRingSecret changes (another appliance rotated or retired a key, or a
+// snapshot was restored) k is replaced by the stored ring, so tokens signed
+// anywhere in the rack verify here. It returns when ctx is done.
+func FollowKeyRing(ctx context.Context, st Store, k *auth.KeyRing, log *slog.Logger) {
+	for ctx.Err() == nil {
+		ch := st.Subscribe(ctx)
+		syncKeyRing(st, k, log) // after subscribing, so no change is missed
+		for closed := false; !closed && ctx.Err() == nil; {
+			var err error
+			if closed, err = waitForSecret(ctx, ch); err == nil && !closed {
+				syncKeyRing(st, k, log)
+			}
+		}
+	}
+}
+
+// syncKeyRing replaces k's keys by the stored ring's when they differ.
+func syncKeyRing(st Store, k *auth.KeyRing, log *slog.Logger) {
+	data, ok := readKeyRing(st)
+	if !ok {
+		return
+	}
+	if cur, err := k.Marshal(); err == nil && bytes.Equal(cur, data) {
+		return
+	}
+	if err := k.Replace(data); err != nil {
+		log.Error("signing keys: stored ring not loaded; keeping the ring held", "err", err)
+		return
+	}
+	log.Info("signing keys: followed the stored ring", "active_kid", k.ActiveKID(), "kids", len(k.KIDs()))
 }

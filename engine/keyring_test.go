@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -124,5 +125,71 @@ func TestLoadKeyRingRefusesGarbage(t *testing.T) {
 	}
 	if _, err := engine.LoadKeyRing(ctx, st); err == nil {
 		t.Fatal("a malformed stored ring was accepted")
+	}
+}
+
+// Two appliances share one store: a key rotated (and later retired) on one
+// reaches the other's ring, so a token signed with the new key verifies
+// there and one of the retired key stops verifying.
+func TestFollowKeyRingOnOtherAppliance(t *testing.T) {
+	st := enginetest.NewStore()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rotating, err := engine.LoadKeyRing(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	following, err := engine.LoadKeyRing(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { engine.FollowKeyRing(ctx, st, following, slog.New(slog.DiscardHandler)); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	old := rotating.ActiveKID()
+	oldTok, err := rotating.Sign(auth.Claims{InfraEnvID: "ie-1", Subject: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kid, err := rotating.Rotate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.SaveKeyRing(ctx, st, rotating); err != nil {
+		t.Fatal(err)
+	}
+	newTok, err := rotating.Sign(auth.Claims{InfraEnvID: "ie-1", Subject: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return following.ActiveKID() == kid }, "the follower's ring to take the rotated key")
+	if _, err := following.Verify(newTok); err != nil {
+		t.Fatalf("a token of the rotated key does not verify on the follower: %v", err)
+	}
+	if _, err := following.Verify(oldTok); err != nil {
+		t.Fatalf("a token of the previous key stopped verifying before it was retired: %v", err)
+	}
+	if err := rotating.Retire(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.SaveKeyRing(ctx, st, rotating); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !slices.Contains(following.KIDs(), old) }, "the follower to drop the retired key")
+	if _, err := following.Verify(oldTok); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Fatalf("a retired key's token on the follower: %v, want ErrUnknownKey", err)
+	}
+}
+
+// waitFor polls cond until it holds or 10 s pass.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

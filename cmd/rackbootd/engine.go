@@ -84,10 +84,15 @@ func selSettings(cfg *config.Config) bootsel.Settings {
 func (d *daemon) runEngine(ctx context.Context) {
 	d.runBMH(ctx)
 	d.runInstall(ctx)
-	d.wg.Add(2)
+	d.wg.Add(3)
 	go func() {
 		defer d.wg.Done()
 		d.sel.Run(ctx)
+	}()
+	go func() {
+		defer d.wg.Done()
+		// Another appliance may rotate or retire a signing key.
+		engine.FollowKeyRing(ctx, d.store, d.apiOpts.Keys, d.log.With("service", "keys"))
 	}()
 	go func() {
 		defer d.wg.Done()

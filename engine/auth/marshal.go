@@ -90,3 +90,17 @@ func decodeKey(s string) (ringKey, error) {
 	}
 	return newRingKey(priv)
 }
+
+// Replace makes k hold exactly the keys of data (what Marshal wrote), for
+// a node that follows the ring another node rotated. A document that does
+// not decode leaves k as it was.
+func (k *KeyRing) Replace(data []byte) error {
+	n, err := UnmarshalKeyRing(data)
+	if err != nil {
+		return err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.keys, k.active = n.keys, n.active
+	return nil
+}
