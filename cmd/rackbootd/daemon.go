@@ -34,6 +34,7 @@ type daemon struct {
 
 	store *cluster.Store // the replicated state, raft under data_dir
 	vip   *vip.VIP       // the service address, held while leading (ha.go); nil when not configured
+	disk  *diskGuard     // whether data_dir is full (diskguard.go), set by runLeader
 
 	sel     *bootsel.Selector // the engine's boot choices
 	chooser *chain            // sel, then the profile catalog

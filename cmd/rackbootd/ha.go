@@ -51,15 +51,22 @@ func (d *daemon) newVIP() error {
 	return nil
 }
 
-// runLeader holds the service address while this node leads.
+// runLeader starts the data directory's guard and holds the service
+// address while this node leads (and its disk has room).
 func (d *daemon) runLeader(ctx context.Context) {
+	d.disk = newDiskGuard(d.cfg.Server.DataDir, d.log.With("service", "disk"))
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		d.disk.run(ctx, diskInterval)
+	}()
 	if d.vip == nil {
 		return
 	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+		engine.WhileLeader(ctx, d.duties(), func(ctx context.Context) {
 			if err := d.vip.Hold(ctx); err != nil {
 				d.log.Error("holding the service address failed", "vip", d.vip.Address().String(), "err", err)
 			}
@@ -67,10 +74,15 @@ func (d *daemon) runLeader(ctx context.Context) {
 	}()
 }
 
-// serveDHCP answers DHCP on the leader only (leaderDHCP).
+// duties is the store as the leader-only rack services see it: leading
+// counts only while the data directory has room (diskguard.go).
+func (d *daemon) duties() engine.Store { return guardedStore{Store: d.store, g: d.disk} }
+
+// serveDHCP answers DHCP on the leader only (leaderDHCP). runLeader runs
+// first.
 func (d *daemon) serveDHCP(ctx context.Context) error {
 	l := &leaderDHCP{srv: d.dhcp, conns: d.dhcpConns, log: d.log.With("service", "dhcp")}
-	return l.serve(ctx, d.store)
+	return l.serve(ctx, d.duties())
 }
 
 // leadership is the part of engine.Store that leaderDHCP follows.

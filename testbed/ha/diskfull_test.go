@@ -9,9 +9,9 @@ import (
 
 // TestDiskFullLeader: the leader's data directory (a small tmpfs) fills
 // up. It cannot store log entries any more: it stops taking part (gives
-// up leadership and the service address) and its log says why; the other
-// two elect a leader, which takes the address and the writes; no
-// acknowledged write is lost.
+// up leadership and the service address) and its log says why ("data
+// directory full"); the other two elect a leader, which takes the address
+// and the writes; no acknowledged write is lost.
 func TestDiskFullLeader(t *testing.T) {
 	requireE2E(t)
 	ctx := testContext(t, 4*time.Minute)
@@ -59,7 +59,10 @@ func TestDiskFullLeader(t *testing.T) {
 		}
 	}
 	if len(said) == 0 {
-		t.Errorf("the full appliance's log does not say its disk is full")
+		t.Errorf("the full appliance's log does not name the failed writes (no space left on device)")
+	}
+	if !strings.Contains(leader.Log(), "data directory full") {
+		t.Errorf("the full appliance does not say it stops taking part")
 	}
 	t.Logf("%s says:\n%s", leader.Name, strings.Join(said, "\n"))
 	stopWriter()
