@@ -142,18 +142,29 @@ func FollowKeyRing(ctx context.Context, st Store, k *auth.KeyRing, log *slog.Log
 	}
 }
 
-// syncKeyRing replaces k's keys by the stored ring's when they differ.
+// syncKeyRing is SyncKeyRing with its outcome logged.
 func syncKeyRing(st Store, k *auth.KeyRing, log *slog.Logger) {
+	changed, err := SyncKeyRing(st, k)
+	switch {
+	case err != nil:
+		log.Error("signing keys: stored ring not loaded; keeping the ring held", "err", err)
+	case changed:
+		log.Info("signing keys: followed the stored ring", "active_kid", k.ActiveKID(), "kids", len(k.KIDs()))
+	}
+}
+
+// SyncKeyRing replaces k's keys by the ring stored in st when they differ
+// and reports whether it did.
+func SyncKeyRing(st Store, k *auth.KeyRing) (bool, error) {
 	data, ok := readKeyRing(st)
 	if !ok {
-		return
+		return false, nil
 	}
 	if cur, err := k.Marshal(); err == nil && bytes.Equal(cur, data) {
-		return
+		return false, nil
 	}
 	if err := k.Replace(data); err != nil {
-		log.Error("signing keys: stored ring not loaded; keeping the ring held", "err", err)
-		return
+		return false, fmt.Errorf("follow key ring from secret %s: %w", KeyRingSecret, err)
 	}
-	log.Info("signing keys: followed the stored ring", "active_kid", k.ActiveKID(), "kids", len(k.KIDs()))
+	return true, nil
 }

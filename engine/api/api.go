@@ -87,6 +87,7 @@ type server struct {
 	steps      *stepSchedule
 	stepEvery  time.Duration
 	sealer     *engine.Sealer
+	stale      map[string]bool // staleRoutes
 }
 
 // New returns the API handler. It serves every path under BasePath and
@@ -123,7 +124,7 @@ func newServer(o Options) (*server, error) {
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
 		thresholds: o.Thresholds, now: o.Now, log: o.Log, inv: &invCache{},
 		conn: &docCache[models.ConnectivityReport]{}, nets: &netCache{}, steps: &stepSchedule{},
-		stepEvery: o.StepInterval, sealer: o.Sealer,
+		stepEvery: o.StepInterval, sealer: o.Sealer, stale: staleRoutes(),
 	}
 	if s.stepEvery <= 0 {
 		s.stepEvery = DefaultStepInterval

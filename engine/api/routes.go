@@ -119,6 +119,9 @@ func (s *server) wrap(rt route) http.Handler {
 		w := &statusWriter{ResponseWriter: rw}
 		p, err := s.authorize(r, rt.access)
 		if err == nil {
+			err = s.consistent(w, r, rt)
+		}
+		if err == nil {
 			err = rt.h(w, r, p)
 		}
 		if err != nil {
@@ -149,7 +152,7 @@ func (s *server) authorize(r *http.Request, a access) (auth.Principal, error) {
 			return p, err
 		}
 	}
-	p, err := auth.Authenticate(r, s.admin, s.keys)
+	p, err := s.authenticate(r)
 	if err != nil {
 		return auth.Principal{}, err
 	}
