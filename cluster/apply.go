@@ -171,9 +171,9 @@ func raftErr(err error) error {
 func (s *Store) Read(fn func(m *engine.Model)) { s.fsm.mach.Read(fn) }
 
 // Barrier returns when every entry committed before the call is applied
-// here: on the leader, a raft barrier; on a follower, the leader confirms
-// its leadership and names its applied index (ReadIndex), which this node
-// then waits for. Reads after it are linearizable on every node.
+// here: the leader confirms its leadership and names its read index
+// (readindex.go), which this node (the leader, or a follower that asked it)
+// then waits to apply. Reads after it are linearizable on every node.
 func (s *Store) Barrier(ctx context.Context) error {
 	ctx, cancel, err := s.bound(ctx)
 	if err != nil {
@@ -186,11 +186,11 @@ func (s *Store) Barrier(ctx context.Context) error {
 func (s *Store) barrier(ctx context.Context) error {
 	err := s.retry(ctx, func() error {
 		if s.raft.State() == raft.Leader {
-			timeout, err := s.timeout(ctx)
+			index, err := s.readIndex(ctx)
 			if err != nil {
 				return err
 			}
-			return idempotent(raftErr(wait(ctx, s.raft.Barrier(timeout))))
+			return s.fsm.applied.wait(ctx, index)
 		}
 		addr, err := s.leaderAddr()
 		if err != nil {

@@ -67,3 +67,19 @@ func BenchmarkRackApplySerial(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRackBarrier measures a linearizable read's barrier: on a lone
+// node, and on three nodes at the leader and at a follower (read index
+// asked from the leader).
+func BenchmarkRackBarrier(b *testing.B) {
+	for _, at := range []string{"lone", "leader", "follower"} {
+		b.Run(at, func(b *testing.B) {
+			st := benchStore(b, at)
+			for b.Loop() {
+				if err := st.Barrier(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

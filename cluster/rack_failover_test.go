@@ -22,6 +22,18 @@ func TestLeaderFailover(t *testing.T) {
 	}
 	old := r.leader()
 	r.stop(old)
+	// Reads after Barrier see every acknowledged write, through the
+	// election: the new leader's read index covers the old leader's log.
+	for _, nd := range r.followers(old) {
+		if err := nd.st.Barrier(context.Background()); err != nil {
+			t.Fatalf("%s: barrier during the election: %v", nd.id, err)
+		}
+		for i := range 10 {
+			if !hasIE(nd.st, i) {
+				t.Errorf("%s: acknowledged write %d missing after Barrier", nd.id, i)
+			}
+		}
+	}
 	for i := 10; i < 40; i++ {
 		writeIE(t, r.followers(old)[i%2].st, i)
 	}

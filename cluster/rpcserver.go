@@ -74,19 +74,15 @@ func (s *Store) handleApply(req rpcRequest) rpcResponse {
 	return rpcResponse{Index: f.Index()}
 }
 
-// handleReadIndex confirms this node leads, with a barrier that commits
-// only with a majority, and returns the index every command committed
-// before is applied up to.
+// handleReadIndex answers a follower's Barrier with this leader's read
+// index. Any failure to confirm leadership is "ask the leader": a read
+// index may be asked again.
 func (s *Store) handleReadIndex(ctx context.Context) rpcResponse {
-	if s.raft.State() != raft.Leader {
-		return rpcResponse{Code: codeNotLeader, Err: "not the leader"}
-	}
-	if err := wait(ctx, s.raft.Barrier(s.cfg.ApplyTimeout)); err != nil {
-		// A barrier may run again: any failure to confirm leadership is
-		// "ask the leader".
+	index, err := s.readIndex(ctx)
+	if err != nil {
 		return rpcResponse{Code: codeNotLeader, Err: err.Error()}
 	}
-	return rpcResponse{Index: s.fsm.applied.get()}
+	return rpcResponse{Index: index}
 }
 
 // handleJoin adds a voter. A node that is not a member may only ask for
