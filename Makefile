@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts bench bench-agents package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-agents package deps check fuzz vet demo clean
 
 all: build
 
@@ -24,25 +24,48 @@ test: vet
 
 # End-to-end boots of QEMU VMs (root, TCG). RACKBOOT_E2E=1 turns missing
 # prerequisites into failures instead of skips.
-e2e: e2e-boot e2e-agent e2e-discovery e2e-parts
+e2e: e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha
 
 e2e-boot: build
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v -skip Discovery ./testbed/e2e/...
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v -skip 'Discovery|Install|BMC|HA' ./testbed/e2e/...
+
+# Installation: a single-node cluster from power-on to installed (then one
+# more reboot from disk), and an install refused while the cluster is not ready.
+e2e-install: build
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestInstallSNO|TestInstallRefusedWhenNotReady' ./testbed/e2e/
+
+# Installation of 3 control-plane hosts and a worker, then a day-2 worker.
+e2e-full: build
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 45m -v -run 'TestInstallFull' ./testbed/e2e/
+
+# BareMetalHosts driven through the testbed's Redfish BMC emulator: one VM
+# boots the discovery ISO from virtual media, one boot-once PXE; both install.
+e2e-bmc: build
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v -run 'TestBMC' ./testbed/e2e/
+
+# High availability: three rackbootd appliances in their own namespaces
+# (kill -9, cut-off, restart, membership, porcupine), and a VM registering
+# while the leader is killed.
+e2e-ha: build
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v ./testbed/ha/...
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestHA' ./testbed/e2e/
 
 # Discovery: VMs boot the discovery image, register, are validated and approved.
 e2e-discovery: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run Discovery ./testbed/e2e/...
 
 # The testbed's parts against real QEMU and real tools: the static Ignition
-# binary applies a config, the discovery ISO overlay boots, and rackboot's
+# binary applies a config, the discovery ISO overlay boots, the installable
+# OS image boots from disk under OVMF (first boot once), and rackboot's
 # Redfish driver drives the BMC emulator in front of a VM, and the install
 # Ignition of boot/installer applied by the real Ignition binary.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestFirstBootUnderOVMF|TestNetworkThenDiskFallsThrough' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./testbed/osimage
 
-# The agent's inventory collector inside SeaBIOS and OVMF VMs.
+# The agent's inventory collector inside SeaBIOS and OVMF VMs, and its
+# install step writing a VM's virtio disk.
 e2e-agent:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run InQEMU ./cmd/rackboot-agent/inventory/
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run InQEMU ./cmd/rackboot-agent/inventory/ ./cmd/rackboot-agent/steps/
 
 # What CI runs (via .ci/run) and what README.md tells a newcomer to run.
 check: test e2e
