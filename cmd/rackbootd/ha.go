@@ -88,6 +88,7 @@ func (d *daemon) serveDHCP(ctx context.Context) error {
 // leadership is the part of engine.Store that leaderDHCP follows.
 type leadership interface {
 	LeaderChanges(ctx context.Context) <-chan bool
+	Barrier(ctx context.Context) error
 }
 
 // leaderDHCP answers DHCP while this node leads and reads and drops what
@@ -113,7 +114,7 @@ func (l *leaderDHCP) serve(ctx context.Context, st leadership) error {
 				return nil
 			}
 			cur.stop()
-			cur = l.start(ctx, leader, errc)
+			cur = l.start(ctx, st, leader, errc)
 		case err := <-errc:
 			return err
 		case <-ctx.Done():
@@ -129,12 +130,12 @@ type dhcpRun struct {
 }
 
 // start starts a phase; its failure (not its end by stop) goes to errc.
-func (l *leaderDHCP) start(ctx context.Context, leader bool, errc chan<- error) *dhcpRun {
+func (l *leaderDHCP) start(ctx context.Context, st leadership, leader bool, errc chan<- error) *dhcpRun {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &dhcpRun{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		if err := l.phase(ctx, leader); err != nil && ctx.Err() == nil {
+		if err := l.phase(ctx, st, leader); err != nil && ctx.Err() == nil {
 			select {
 			case errc <- err:
 			default:
@@ -154,12 +155,20 @@ func (r *dhcpRun) stop() {
 }
 
 // phase serves (leader) or drains (follower) every socket until ctx is
-// done.
-func (l *leaderDHCP) phase(ctx context.Context, leader bool) error {
+// done. A new leader first applies every lease committed before it led
+// (a barrier), draining meanwhile, so that it never offers an address its
+// predecessor has just given.
+func (l *leaderDHCP) phase(ctx context.Context, st leadership, leader bool) error {
 	for _, c := range l.conns {
 		c.SetReadDeadline(time.Time{}) // the last phase's stop set one
 	}
 	if leader {
+		if !l.caughtUp(ctx, st) {
+			return nil
+		}
+		for _, c := range l.conns {
+			c.SetReadDeadline(time.Time{}) // the barrier's drains set one
+		}
 		l.log.Info("leading: answering DHCP")
 		return l.srv.ServeAll(ctx, l.conns...)
 	}
@@ -175,6 +184,36 @@ func (l *leaderDHCP) phase(ctx context.Context, leader bool) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// caughtUp drains the sockets until a barrier returns (retried each
+// second while it fails); false only when ctx ends first.
+func (l *leaderDHCP) caughtUp(ctx context.Context, st leadership) bool {
+	bctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, c := range l.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.drain(bctx, c)
+		}()
+	}
+	defer wg.Wait()
+	defer cancel()
+	for warned := false; ; warned = true {
+		err := st.Barrier(ctx)
+		if err == nil {
+			return true
+		}
+		if !warned {
+			l.log.Warn("leading, but the lease state is not up to date yet: DHCP waits", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // drain reads and drops packets from c until ctx is done (nil) or c fails.

@@ -18,6 +18,8 @@ type switchedLeadership chan bool
 
 func (s switchedLeadership) LeaderChanges(context.Context) <-chan bool { return s }
 
+func (s switchedLeadership) Barrier(ctx context.Context) error { return ctx.Err() }
+
 // TestDHCPOnlyWhileLeading: a follower reads and drops DHCP requests; once
 // it leads it answers new ones and never the ones it dropped; deposed, it
 // drops again.
@@ -119,6 +121,93 @@ func TestDHCPOnlyWhileLeading(t *testing.T) {
 	lead <- true
 	if got := firstReply(4); got != 4 {
 		t.Fatalf("the leader's first answer after leading again is to xid %d, want 4", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gatedLeadership leads at once; its barrier returns once released.
+type gatedLeadership struct {
+	changes chan bool
+	release chan struct{}
+}
+
+func (g gatedLeadership) LeaderChanges(context.Context) <-chan bool { return g.changes }
+
+func (g gatedLeadership) Barrier(ctx context.Context) error {
+	select {
+	case <-g.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestDHCPWaitsForBarrier: a new leader does not answer (it drops) until
+// its barrier says it has applied every lease committed before it led.
+func TestDHCPWaitsForBarrier(t *testing.T) {
+	srv, err := dhcp.New(dhcp.Config{
+		ServerIP: netip.MustParseAddr("10.99.0.1"), Subnet: netip.MustParsePrefix("10.99.0.0/16"),
+		Ranges: []dhcp.Range{{Start: netip.MustParseAddr("10.99.1.0"), End: netip.MustParseAddr("10.99.255.254")}},
+	}, dhcp.NewMemoryLeases(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	l := &leaderDHCP{srv: srv, conns: []net.PacketConn{conn}, log: slog.New(slog.DiscardHandler)}
+	g := gatedLeadership{changes: make(chan bool, 1), release: make(chan struct{})}
+	g.changes <- true
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- l.serve(ctx, g) }()
+	send := func(xid byte) {
+		d, err := dhcpv4.NewDiscovery(net.HardwareAddr{0x52, 0x54, 0, 0, 1, xid}, dhcpv4.WithTransactionID(dhcpv4.TransactionID{0, 0, 1, xid}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.WriteTo(d.ToBytes(), conn.LocalAddr()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(1)
+	deadline := time.Now().Add(10 * time.Second)
+	for l.dropped.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the request sent before the barrier returned was neither dropped nor answered")
+		}
+		<-time.After(time.Millisecond)
+	}
+	close(g.release)
+	buf := make([]byte, 1500)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatal("no answer after the barrier returned")
+		}
+		send(2)
+		client.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		n, _, err := client.ReadFrom(buf)
+		if err != nil {
+			continue
+		}
+		r, err := dhcpv4.FromBytes(buf[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TransactionID[3] != 2 {
+			t.Fatalf("answered xid %d, sent before the barrier returned", r.TransactionID[3])
+		}
+		break
 	}
 	cancel()
 	if err := <-done; err != nil {
