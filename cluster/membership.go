@@ -183,7 +183,7 @@ func (s *Store) goJoin() {
 			if s.isMember(self.ID) {
 				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ApplyTimeout)
+			ctx, cancel := context.WithTimeout(s.life, s.cfg.ApplyTimeout)
 			_, err := s.call(ctx, s.cfg.Join, rpcRequest{Op: opJoin, ID: self.ID, Addr: self.Addr})
 			cancel()
 			if err == nil {

@@ -42,7 +42,7 @@ func (s *Store) handle(peer string, req rpcRequest) rpcResponse {
 		s.cfg.Log.Warn("refused a request of a node that is not a member", "peer", peer, "op", req.Op)
 		return rpcResponse{Code: codeRefused, Err: "node " + peer + " is not a member of this cluster"}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ApplyTimeout)
+	ctx, cancel := context.WithTimeout(s.life, s.cfg.ApplyTimeout)
 	defer cancel()
 	switch req.Op {
 	case opApply:
@@ -92,7 +92,7 @@ func (s *Store) handleJoin(peer string, req rpcRequest) rpcResponse {
 		s.cfg.Log.Warn("refused a join request for another node", "peer", peer, "node", req.ID)
 		return rpcResponse{Code: codeRefused, Err: "node " + peer + " may only ask to add itself, not " + req.ID}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ApplyTimeout)
+	ctx, cancel := context.WithTimeout(s.life, s.cfg.ApplyTimeout)
 	defer cancel()
 	return indexed(s.addMember(ctx, Peer{ID: req.ID, Addr: req.Addr}))
 }

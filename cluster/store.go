@@ -38,7 +38,9 @@ type Store struct {
 	cw      configWatch
 	codec   *engine.Codec // checks forwarded commands
 	nudger  *nudger
-	stop    chan struct{} // closed by Close
+	stop    chan struct{}   // closed by Close
+	life    context.Context // canceled by Close: bounds the node's own requests
+	endLife context.CancelFunc
 	wg      sync.WaitGroup
 }
 
@@ -66,6 +68,7 @@ func Open(ctx context.Context, cfg Config) (_ *Store, err error) {
 		return nil, err
 	}
 	s := &Store{cfg: cfg, id: id, stop: make(chan struct{}), codec: engine.NewCodec()}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.fsm = newFSM(engine.NewMachine())
 	defer func() {
 		if err != nil {
@@ -243,6 +246,7 @@ func (s *Store) Close() error {
 		return nil
 	default:
 		close(s.stop)
+		s.endLife()
 	}
 	if s.raft != nil {
 		errs = append(errs, s.raft.Shutdown().Error())

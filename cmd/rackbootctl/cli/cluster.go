@@ -268,12 +268,21 @@ func (a *app) printStatus(st cluster.Status, format string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\tunreachable\t-\t-\t-\t-\n", m.ID, m.Address, voter)
 			continue
 		}
-		contact := m.Stats.LastContact
-		if contact == "" {
-			contact = "-"
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", m.ID, m.Address, voter, m.Stats.State,
-			m.Stats.Term, m.Stats.AppliedIndex, m.Lag, contact)
+			m.Stats.Term, m.Stats.AppliedIndex, m.Lag, lastContact(m.Stats))
 	}
 	return tw.Flush()
+}
+
+// lastContact is how long ago a follower heard from the leader, to the
+// millisecond ("-" for the leader itself).
+func lastContact(st *cluster.MemberStats) string {
+	c := st.LastContact
+	if d, err := time.ParseDuration(c); err == nil && st.State != "Leader" {
+		return d.Round(time.Millisecond).String()
+	}
+	if c == "" || st.State == "Leader" {
+		return "-"
+	}
+	return c
 }
