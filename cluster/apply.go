@@ -196,7 +196,7 @@ func (s *Store) barrier(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return s.forwardBarrier(ctx, addr)
+		return idempotent(s.forwardBarrier(ctx, addr))
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: barrier: %w", err)

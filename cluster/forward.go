@@ -96,6 +96,8 @@ func (s *Store) call(ctx context.Context, addr string, req rpcRequest) (rpcRespo
 		return resp, fmt.Errorf("%w: %w: %s: %s", engine.ErrNotLeader, errRetry, addr, resp.Err)
 	case codeRefused:
 		return resp, fmt.Errorf("%w by %s: %s", ErrRefused, addr, resp.Err)
+	case codeUnknown:
+		return resp, fmt.Errorf("%w: outcome unknown: %s: %s", engine.ErrNotLeader, addr, resp.Err)
 	case codeNotFound:
 		return resp, fmt.Errorf("%w by %s: %w: %s", ErrRefused, addr, engine.ErrNotFound, resp.Err)
 	case codeInvalid:

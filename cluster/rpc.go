@@ -34,7 +34,8 @@ const (
 	codeRefused   = "refused"    // the peer may not do this
 	codeNotFound  = "not_found"  // refused: no such member
 	codeInvalid   = "invalid"    // refused: a malformed request
-	codeFailed    = "failed"     // the operation failed (its outcome may be unknown)
+	codeFailed    = "failed"     // the operation failed
+	codeUnknown   = "unknown"    // leadership was lost while committing: outcome unknown
 )
 
 // maxFrame bounds an RPC document.
@@ -92,6 +93,28 @@ func readFrame(r io.Reader, v any) error {
 type rpcConn struct {
 	c  *tlsnet.Conn
 	rd *bufio.Reader
+	// idle gets the result of the read that watches the connection while
+	// it sits in the pool: a peer sends nothing on an idle connection, so
+	// anything but the timeout that ends the watch means it is closed.
+	idle chan error
+}
+
+// watch starts watching an idle connection.
+func (c *rpcConn) watch() {
+	c.idle = make(chan error, 1)
+	go func() {
+		_, err := c.rd.Peek(1)
+		c.idle <- err
+	}()
+}
+
+// alive ends the watch and reports whether the connection is still open.
+func (c *rpcConn) alive() bool {
+	_ = c.c.SetReadDeadline(time.Now())
+	err := <-c.idle
+	_ = c.c.SetReadDeadline(time.Time{})
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // pool keeps idle RPC connections per address.
@@ -121,7 +144,7 @@ func (p *pool) get(ctx context.Context, addr string) (*rpcConn, error) {
 		c := l[len(l)-1]
 		p.idle[addr] = l[:len(l)-1]
 		p.mu.Unlock()
-		if alive(c) {
+		if c.alive() {
 			return c, nil
 		}
 		c.c.Close()
@@ -135,20 +158,6 @@ func (p *pool) get(ctx context.Context, addr string) (*rpcConn, error) {
 	return &rpcConn{c: c, rd: bufio.NewReader(c)}, nil
 }
 
-// alive reports whether an idle connection is still open: the peer sends
-// nothing on an idle connection, so anything but a timeout means it is
-// closed.
-func alive(c *rpcConn) bool {
-	if c.rd.Buffered() > 0 {
-		return false
-	}
-	_ = c.c.SetReadDeadline(time.Now().Add(time.Millisecond))
-	_, err := c.rd.Peek(1)
-	_ = c.c.SetReadDeadline(time.Time{})
-	var ne interface{ Timeout() bool }
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
 func (p *pool) put(addr string, c *rpcConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -156,6 +165,7 @@ func (p *pool) put(addr string, c *rpcConn) {
 		c.c.Close()
 		return
 	}
+	c.watch()
 	p.idle[addr] = append(p.idle[addr], c)
 }
 

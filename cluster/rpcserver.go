@@ -99,8 +99,11 @@ func (s *Store) handleJoin(peer string, req rpcRequest) rpcResponse {
 
 // failure is the response for an error of raft on the leader.
 func failure(err error) rpcResponse {
-	if retryable(err) {
+	switch {
+	case retryable(err):
 		return rpcResponse{Code: codeNotLeader, Err: err.Error()}
+	case errors.Is(err, raft.ErrLeadershipLost):
+		return rpcResponse{Code: codeUnknown, Err: err.Error()}
 	}
 	return rpcResponse{Code: codeFailed, Err: err.Error()}
 }
