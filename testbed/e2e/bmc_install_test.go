@@ -77,6 +77,7 @@ func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, 
 	for _, v := range bmhVMs {
 		waitCluster(t, ctx, c, clusters[v.name], "ready", discoveredLimit)
 	}
+	t.Log("both single-node clusters are ready")
 	started := time.Now()
 	for _, v := range bmhVMs {
 		ctl(t, ctx, ns, c, "install", clusters[v.name])

@@ -157,12 +157,14 @@ role_ignition_dir = %q
 profile = %q
 master = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
 worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
+single_node = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
 
 [api]
 admin_remote = true
 `, filepath.Join(dir, "state"), res.String(), art.Kernel, art.Initrd, installbed.InstallTimeout, baseISO,
 		img.Path, img.SHA256, roleDir, th.Profile,
-		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB, th.Worker.CPUCores, th.Worker.MemoryMiB, th.Worker.DiskGB)
+		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB, th.Worker.CPUCores, th.Worker.MemoryMiB, th.Worker.DiskGB,
+		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB) // a single node: the master's
 	path := filepath.Join(dir, "rackboot.toml")
 	if err := os.WriteFile(path, []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
