@@ -147,11 +147,12 @@ func (c *Client) do(ctx context.Context, op, method, path string, q url.Values, 
 	u := *c.base
 	u.Path = path
 	u.RawQuery = q.Encode()
-	return c.doURL(ctx, op, method, &u, in, want, out)
+	return c.doURL(ctx, op, method, &u, MaxResponseBytes, in, want, out)
 }
 
-// doURL is do with a full URL, which must be on the service.
-func (c *Client) doURL(ctx context.Context, op, method string, u *url.URL, in any, want int, out any) error {
+// doURL is do with a full URL, which must be on the service, and a bound
+// on the answer's size.
+func (c *Client) doURL(ctx context.Context, op, method string, u *url.URL, limit int, in any, want int, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -174,12 +175,12 @@ func (c *Client) doURL(ctx context.Context, op, method string, u *url.URL, in an
 	if date, err := http.ParseTime(resp.Header.Get("Date")); err == nil && c.onDate != nil {
 		c.onDate(sent, time.Now(), date)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
 		return fmt.Errorf("%w: %s: reading answer: %s", ErrTransport, op, redact(err.Error(), c.token))
 	}
-	if len(data) > MaxResponseBytes {
-		return fmt.Errorf("%w: %s: answer larger than %d bytes", ErrDecode, op, MaxResponseBytes)
+	if len(data) > limit {
+		return fmt.Errorf("%w: %s: answer larger than %d bytes", ErrDecode, op, limit)
 	}
 	if resp.StatusCode != want {
 		return c.statusError(op, resp.StatusCode, data)

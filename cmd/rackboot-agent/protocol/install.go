@@ -10,6 +10,11 @@ import (
 	"github.com/rackboot/rackboot/engine/models"
 )
 
+// MaxIgnitionResponseBytes bounds the answer holding the host's install
+// Ignition (a bootstrap config with its manifests is larger than other
+// answers).
+const MaxIgnitionResponseBytes = 32 << 20
+
 // HostIgnition downloads the host's install Ignition from ignitionURL (the
 // install step's ignition_url: GET .../hosts/{host_id}/downloads/ignition,
 // expecting 200 and HostIgnitionParams). The URL may be a path on the
@@ -22,7 +27,7 @@ func (c *Client) HostIgnition(ctx context.Context, ignitionURL string) (*models.
 		return nil, err
 	}
 	var out models.HostIgnitionParams
-	if err := c.doURL(ctx, "host ignition", http.MethodGet, u, nil, http.StatusOK, &out); err != nil {
+	if err := c.doURL(ctx, "host ignition", http.MethodGet, u, MaxIgnitionResponseBytes, nil, http.StatusOK, &out); err != nil {
 		return nil, err
 	}
 	if out.Config == "" {
