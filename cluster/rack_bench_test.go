@@ -17,7 +17,7 @@ func BenchmarkRackApply(b *testing.B) {
 		b.Run(at, func(b *testing.B) {
 			st := benchStore(b, at)
 			var n atomic.Int64
-			b.SetParallelism(64)
+			b.SetParallelism(128)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
