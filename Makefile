@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-agents package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-agents package deps check fuzz vet demo clean
 
 all: build
 
@@ -90,6 +90,11 @@ bench: build
 
 # 10,000 simulated agents against one rackbootd (register, inventory, steady
 # polling); writes bench/agents/last.md, which make bench appends to the docs.
+# One rackbootd serving a disk image to 50 installing hosts at once, against
+# nginx serving the same file (writes bench/diskimage/last.md).
+bench-diskimage: build
+	./bench/run.sh diskimage
+
 bench-agents: build
 	$(GO) run ./bench/agents -hosts 10000 -poll 3m -out bench/agents/last.md
 
