@@ -22,8 +22,18 @@ import (
 // repository's Ignition.
 func builtImage(t *testing.T) Image {
 	t.Helper()
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skip("no apt-get to fetch the kernel package")
+	if testing.Short() {
+		t.Skip("builds the OS image (and Ignition, minutes the first time)")
+	}
+	for _, tool := range []string{"apt-get", "dpkg-deb", "sgdisk", "mformat", "mcopy", "objcopy", "ldd", "curl", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s to build the OS image (testbed/install-deps.sh)", tool)
+		}
+	}
+	for _, f := range []string{DefaultStub, image.DefaultBusybox, "/usr/lib/x86_64-linux-gnu/libblkid.a"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("cannot build the OS image: %v", err)
+		}
 	}
 	cache, err := image.DefaultCacheDir()
 	if err != nil {

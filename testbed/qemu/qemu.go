@@ -50,8 +50,13 @@ const (
 	// BootDisk boots from the disk; the NIC gets no boot index.
 	BootDisk
 	// BootNetworkThenDisk tries the network first and, when that gives
-	// up (no PXE answer, or iPXE runs "exit"), the disk: how an installed
-	// host boots.
+	// up, the disk: how an installed host boots. Under UEFI it also turns
+	// off OVMF's IPv6 network boot (fw_cfg opt/org.tianocore/IPv6Support),
+	// so that OVMF tries PXEv4 and HTTPv4 only before the disk: with no
+	// answer each gives up after about 100 s under TCG. OVMF falls through
+	// only when a boot option fails: a network boot program that returns
+	// success (iPXE's plain "exit") lands in OVMF's setup menu instead;
+	// iPXE must "exit 1".
 	BootNetworkThenDisk
 )
 
@@ -153,6 +158,9 @@ func Args(cfg Config) ([]string, error) {
 			"-drive", "if=pflash,format=raw,readonly=on,file="+cfg.OVMFCode,
 			"-drive", "if=pflash,format=raw,file="+filepath.Join(cfg.Dir, "OVMF_VARS.fd"),
 			"-device", nic+",romfile="+nicIndex)
+		if cfg.Boot == BootNetworkThenDisk {
+			args = append(args, "-fw_cfg", "name=opt/org.tianocore/IPv6Support,string=no")
+		}
 	default:
 		return nil, fmt.Errorf("%w: unknown firmware %d", ErrConfig, cfg.Firmware)
 	}

@@ -1,0 +1,346 @@
+package osimage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/testbed/netns"
+	"github.com/rackboot/rackboot/testbed/qemu"
+)
+
+// requireVM skips unless RACKBOOT_E2E=1 (these tests boot TCG VMs for
+// minutes; run them under flock /tmp/rackboot-qemu.lock) and the machine
+// can build namespaces and run QEMU with OVMF.
+func requireVM(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RACKBOOT_E2E") != "1" {
+		t.Skip("boots OVMF VMs: set RACKBOOT_E2E=1 (run under flock /tmp/rackboot-qemu.lock)")
+	}
+	if err := netns.Available(); err != nil {
+		t.Skip(err)
+	}
+	for _, b := range []string{qemu.DefaultBinary, "dnsmasq"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Fatalf("RACKBOOT_E2E=1 but %s is missing: %v", b, err)
+		}
+	}
+	if _, err := os.Stat(qemu.DefaultOVMFCode); err != nil {
+		t.Fatalf("RACKBOOT_E2E=1 but OVMF is missing: %v", err)
+	}
+}
+
+// bed is a namespace with a bridge (10.98.0.1/24) and a tap for one VM.
+type bed struct {
+	ns  *netns.NS
+	dir string
+}
+
+const (
+	bridgeIP = "10.98.0.1"
+	vmMAC    = "52:54:00:98:00:01"
+)
+
+func newBed(t *testing.T) *bed {
+	t.Helper()
+	ctx := t.Context()
+	ns, err := netns.New(ctx, "osimg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Close() })
+	if err := ns.AddBridge(ctx, "br0", bridgeIP+"/24"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.AddTap(ctx, "tap0", "br0"); err != nil {
+		t.Fatal(err)
+	}
+	return &bed{ns: ns, dir: t.TempDir()}
+}
+
+// dhcp runs dnsmasq as a DHCP server only (no DNS, no boot file) on the
+// bridge until the test ends.
+func (b *bed) dhcp(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := b.ns.Command(ctx, "dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
+		"--interface=br0", "--bind-interfaces", "--dhcp-range=10.98.0.100,10.98.0.150,255.255.255.0,1h",
+		"--dhcp-leasefile="+filepath.Join(b.dir, "leases"), "--pid-file=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("dnsmasq:\n%s", out.String())
+		}
+	})
+}
+
+// put is one request the progress server received.
+type put struct {
+	method, path, token, body string
+}
+
+// progressServer is an HTTP server on the bridge, inside the namespace,
+// recording every request.
+type progressServer struct {
+	url  string
+	mu   sync.Mutex
+	puts []put
+	got  chan struct{}
+}
+
+func (b *bed) progressServer(t *testing.T) *progressServer {
+	t.Helper()
+	s := &progressServer{got: make(chan struct{}, 16)}
+	var ln net.Listener
+	if err := b.ns.Do(func() error {
+		var err error
+		ln, err = net.Listen("tcp", bridgeIP+":0")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.url = "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.puts = append(s.puts, put{r.Method, r.URL.Path, r.Header.Get("X-Secret-Key"), string(body)})
+		s.mu.Unlock()
+		s.got <- struct{}{}
+		w.WriteHeader(http.StatusOK)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+func (s *progressServer) requests() []put {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]put(nil), s.puts...)
+}
+
+// firstBootConfig is an install Ignition in small: a file, a first-boot
+// script with a host-scoped token reporting Done with curl, its unit
+// enabled the way the engine enables it, and a second unit enabled through
+// a multi-user.target.wants link that shows the file on the console.
+func firstBootConfig(t *testing.T, progressURL, token string) []byte {
+	t.Helper()
+	script := fmt.Sprintf(`#!/bin/sh
+set -e
+curl -fsS -X PUT -H 'X-Secret-Key: %s' -H 'Content-Type: application/json' \
+	-d '{"current_stage":"Done"}' '%s/api/assisted-install/v2/infra-envs/ie1/hosts/h1/progress'
+echo RACKBOOT-FIRSTBOOT-DONE
+`, token, progressURL)
+	data := func(s string) string { return "data:," + url.PathEscape(s) }
+	cfg := map[string]any{
+		"ignition": map[string]any{"version": "3.4.0"},
+		"storage": map[string]any{
+			"files": []any{
+				map[string]any{"path": "/etc/rackboot-test/hello", "mode": 0o644, "contents": map[string]any{"source": data("hello from ignition\n")}},
+				map[string]any{"path": "/usr/local/bin/rackboot-firstboot", "mode": 0o700, "contents": map[string]any{"source": data(script)}},
+			},
+			"links": []any{map[string]any{"path": "/etc/systemd/system/multi-user.target.wants/show-hello.service",
+				"target": "/etc/systemd/system/show-hello.service"}},
+		},
+		"systemd": map[string]any{"units": []any{
+			map[string]any{"name": "rackboot-firstboot.service", "enabled": true, "contents": "[Unit]\nDescription=Report the first boot to rackboot\n" +
+				"After=network-online.target\nWants=network-online.target\n\n[Service]\nType=oneshot\n" +
+				"ExecStart=/usr/local/bin/rackboot-firstboot\n\n[Install]\nWantedBy=multi-user.target\n"},
+			map[string]any{"name": "show-hello.service", "contents": "[Service]\nType=oneshot\nEnvironment=\"PREFIX=RACKBOOT-TEST-FILE\"\n" +
+				"ExecStart=/bin/sh -c 'echo \"$PREFIX $(cat /etc/rackboot-test/hello)\"'\n"},
+		}},
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// diskCopy copies the built image for one VM.
+func diskCopy(t *testing.T, img Image, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(img.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "disk.img")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func startVM(t *testing.T, b *bed, disk string, boot qemu.BootOrder) *qemu.VM {
+	t.Helper()
+	vm, err := qemu.Start(t.Context(), b.ns, qemu.Config{Firmware: qemu.UEFI, MAC: vmMAC, Tap: "tap0",
+		Dir: b.dir, Disk: disk, Boot: boot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		vm.Stop()
+		if t.Failed() {
+			t.Logf("console tail:\n%s\nqemu: %s", vm.ConsoleTail(60), vm.Stderr())
+		}
+	})
+	return vm
+}
+
+// waitConsole waits (up to limit) until re has matched the console n times.
+func waitConsole(t *testing.T, vm *qemu.VM, re string, n int, limit time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
+	defer cancel()
+	pat := regexp.MustCompile(`(?s)` + strings.Repeat(`(?:`+re+`).*?`, n-1) + `(?:` + re + `)`)
+	if _, err := vm.WaitFor(ctx, pat); err != nil {
+		t.Fatalf("waiting for %d× %s: %v", n, re, err)
+	}
+}
+
+// TestFirstBootUnderOVMF: an installed disk (the image with an Ignition
+// config written into its ignition partition, as the installer does) boots
+// under OVMF from its virtio disk, applies the config, runs the enabled
+// units — the first-boot unit's curl PUT reaches the server with its token
+// — and records the first boot; after a reset it boots from the disk again
+// and does not run the first boot a second time.
+func TestFirstBootUnderOVMF(t *testing.T) {
+	requireVM(t)
+	img := builtImage(t)
+	b := newBed(t)
+	b.dhcp(t)
+	srv := b.progressServer(t)
+	disk := diskCopy(t, img, b.dir)
+	const token = "host-scoped-token-1234"
+	if err := WriteIgnition(disk, firstBootConfig(t, srv.url, token)); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	vm := startVM(t, b, disk, qemu.BootDisk)
+	waitConsole(t, vm, `RACKBOOT-OS-BOOT`, 1, 5*time.Minute)
+	t.Logf("power-on to RACKBOOT-OS-BOOT: %s", time.Since(start).Round(time.Second))
+	waitConsole(t, vm, `RACKBOOT-OS-READY`, 1, 5*time.Minute)
+	t.Logf("power-on to RACKBOOT-OS-READY (first boot done): %s", time.Since(start).Round(time.Second))
+	con := vm.Console()
+	for _, want := range []string{"RACKBOOT-IGNITION-APPLIED", "RACKBOOT-TEST-FILE hello from ignition",
+		"RACKBOOT-UNIT-OK show-hello.service", "RACKBOOT-UNIT-OK rackboot-firstboot.service",
+		"\nRACKBOOT-FIRSTBOOT-DONE", "RACKBOOT-OS-FIRSTBOOT-RECORDED"} {
+		if !strings.Contains(con, want) {
+			t.Errorf("first boot console lacks %q", want)
+		}
+	}
+	if strings.Contains(con, "RACKBOOT-ERROR") {
+		t.Errorf("first boot printed an error:\n%s", grepLines(con, "RACKBOOT-ERROR"))
+	}
+	if strings.Contains(con, token) {
+		t.Error("the token reached the console")
+	}
+	reqs := srv.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server got %d requests, want 1: %+v", len(reqs), reqs)
+	}
+	if r := reqs[0]; r.method != http.MethodPut || r.token != token || r.body != `{"current_stage":"Done"}` ||
+		r.path != "/api/assisted-install/v2/infra-envs/ie1/hosts/h1/progress" {
+		t.Errorf("request = %+v", r)
+	}
+
+	reset := time.Now()
+	if err := vm.SystemReset(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	waitConsole(t, vm, `RACKBOOT-OS-READY`, 2, 5*time.Minute)
+	t.Logf("reset to RACKBOOT-OS-READY (second boot): %s", time.Since(reset).Round(time.Second))
+	second := vm.Console()[len(con):]
+	if !strings.Contains(second, "RACKBOOT-OS-BOOT") || !strings.Contains(second, "RACKBOOT-OS-FIRSTBOOT-SKIPPED") {
+		t.Errorf("second boot did not boot the OS and skip the first boot:\n%s", qemu.Tail(second, 30))
+	}
+	for _, bad := range []string{"RACKBOOT-FIRSTBOOT-DONE", "RACKBOOT-IGNITION-APPLIED", "RACKBOOT-UNIT-START"} {
+		if strings.Contains(second, bad) {
+			t.Errorf("second boot printed %s", bad)
+		}
+	}
+	if n := len(srv.requests()); n != 1 {
+		t.Errorf("server got %d requests after the second boot, want still 1", n)
+	}
+	if err := vm.Quit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	<-vm.Done()
+	checkStateFlag(t, disk)
+}
+
+// checkStateFlag: the disk's rackboot-state partition starts with DoneFlag.
+func checkStateFlag(t *testing.T, disk string) {
+	t.Helper()
+	f, err := os.Open(disk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parts, err := ReadGPT(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := FindPartition(parts, StateName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, len(DoneFlag))
+	if _, err := f.ReadAt(buf, p.Offset()); err != nil || string(buf) != DoneFlag {
+		t.Errorf("state partition starts with %q (%v), want %q", buf, err, DoneFlag)
+	}
+}
+
+// TestNetworkThenDiskFallsThrough: with the NIC first in the boot order
+// and nothing answering PXE, OVMF gives up on the network and boots the
+// disk, as an installed host does when rackboot's iPXE script exits.
+func TestNetworkThenDiskFallsThrough(t *testing.T) {
+	requireVM(t)
+	img := builtImage(t)
+	b := newBed(t)
+	disk := diskCopy(t, img, b.dir)
+	start := time.Now()
+	vm := startVM(t, b, disk, qemu.BootNetworkThenDisk)
+	waitConsole(t, vm, `RACKBOOT-OS-BOOT`, 1, 6*time.Minute)
+	t.Logf("power-on to RACKBOOT-OS-BOOT through a PXE timeout: %s", time.Since(start).Round(time.Second))
+	con := vm.Console()
+	boot := strings.Index(con, "RACKBOOT-OS-BOOT")
+	pxe := strings.Index(con, ">>Start PXE over IPv4")
+	if pxe < 0 || pxe > boot {
+		t.Errorf("the firmware did not try PXE before the disk:\n%s", qemu.Tail(con[:boot], 20))
+	}
+	if strings.Contains(con[:boot], "IPv6") {
+		t.Error("the firmware tried IPv6 network boot (network-then-disk turns it off)")
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
