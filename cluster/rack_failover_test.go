@@ -11,7 +11,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 )
 
-// Closing the leader elects another; writes through the survivors succeed
+// Killing the leader elects another; writes through the survivors succeed
 // (retried while the election runs) and the old leader catches up when it
 // comes back.
 func TestLeaderFailover(t *testing.T) {
@@ -21,7 +21,7 @@ func TestLeaderFailover(t *testing.T) {
 		writeIE(t, r.nodes[i%3].st, i)
 	}
 	old := r.leader()
-	r.stop(old)
+	r.kill(old)
 	// Reads after Barrier see every acknowledged write, through the
 	// election: the new leader's read index covers the old leader's log.
 	for _, nd := range r.followers(old) {
@@ -169,7 +169,7 @@ func TestFencedWriteFromOldTerm(t *testing.T) {
 		t.Fatalf("fenced write in its own term: %v", err)
 	}
 
-	r.stop(old)
+	r.kill(old)
 	ld := r.leader()
 	f := r.followers(ld)[0]
 	stale := &engine.Fenced{Term: oldTerm, Cmd: &engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: uuid(2), Name: "late"}}}
@@ -187,5 +187,19 @@ func TestFencedWriteFromOldTerm(t *testing.T) {
 	}
 	if _, err := createIE(ctx, engine.Fence(f.st), 4); !errors.Is(err, engine.ErrConflict) {
 		t.Errorf("a follower's fenced write: %v, want ErrConflict", err)
+	}
+}
+
+// A leader that stops (rather than crashes) hands its leadership over.
+func TestStopHandsOver(t *testing.T) {
+	r := newRack(t, 3)
+	r.start(r.nodes...)
+	old := r.leader()
+	r.stop(old)
+	old.log.waitLog(t, "handed the leadership over before stopping")
+	ld := r.leader()
+	writeIE(t, ld.st, 1)
+	if ld == old {
+		t.Fatal("the stopped node leads")
 	}
 }

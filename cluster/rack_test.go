@@ -166,6 +166,15 @@ func (r *rack) stop(nd *rackNode) {
 	nd.st = nil
 }
 
+// kill stops nd as a crash would: its peer port goes first, and it does
+// not hand its leadership over.
+func (r *rack) kill(nd *rackNode) {
+	r.t.Helper()
+	nd.st.noHandOver = true
+	nd.st.net.Close()
+	r.stop(nd)
+}
+
 // waitFor pauses a poll loop (polling with a deadline, not a timed
 // assertion).
 func waitFor(d time.Duration) {

@@ -38,10 +38,13 @@ type Store struct {
 	cw      configWatch
 	codec   *engine.Codec // checks forwarded commands
 	nudger  *nudger
-	stop    chan struct{}   // closed by Close
-	life    context.Context // canceled by Close: bounds the node's own requests
-	endLife context.CancelFunc
-	wg      sync.WaitGroup
+	// noHandOver makes Close stop without handing the leadership over (a
+	// crash, for tests).
+	noHandOver bool
+	stop       chan struct{}   // closed by Close
+	life       context.Context // canceled by Close: bounds the node's own requests
+	endLife    context.CancelFunc
+	wg         sync.WaitGroup
 }
 
 var (
@@ -237,8 +240,23 @@ func (s *Store) waitReady(ctx context.Context) error {
 	return nil
 }
 
+// handOver passes the leadership of a rack cluster to the most
+// up-to-date follower before this node stops, so that a planned restart
+// costs no election timeout. It gives up after raft's own timeout (an
+// election timeout) when no follower can take over.
+func (s *Store) handOver() {
+	if s.net == nil || s.noHandOver || s.raft.State() != raft.Leader {
+		return
+	}
+	if err := s.raft.LeadershipTransfer().Error(); err != nil {
+		s.cfg.Log.Warn("could not hand the leadership over before stopping", "err", err)
+		return
+	}
+	s.cfg.Log.Info("handed the leadership over before stopping")
+}
+
 // Close stops the node and closes its files. Commands applied before are
-// durable.
+// durable. A rack cluster's leader hands its leadership over first.
 func (s *Store) Close() error {
 	var errs []error
 	select {
@@ -249,6 +267,7 @@ func (s *Store) Close() error {
 		s.endLife()
 	}
 	if s.raft != nil {
+		s.handOver()
 		errs = append(errs, s.raft.Shutdown().Error())
 		s.leader.close()
 		s.changes.close()
