@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -22,11 +23,11 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float
 func (r *report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## High availability (bench/ha)\n\n")
-	fmt.Fprintf(&b, "`%s` (`go run ./bench/ha`, root) on %s UTC; %d CPUs, load average at the start %s. "+
+	fmt.Fprintf(&b, "`%s` (`go run ./bench/ha`, root) on %s UTC with %s; %d CPUs, load average at the start %s. "+
 		"Every appliance is a bin/rackbootd process in its own network namespace on one bridge "+
 		"(testbed/ha); the load generators run in a client namespace on the same bridge. All processes share "+
 		"this machine's CPUs, so a 3-appliance rack also pays for three daemons on the same cores.\n\n",
-		r.opts.command, r.started.UTC().Format("2006-01-02 15:04"), runtime.NumCPU(), loadavg())
+		r.opts.command, r.started.UTC().Format("2006-01-02 15:04"), binVersion(r.opts.bin), runtime.NumCPU(), loadavg())
 	if len(r.writes) > 0 {
 		r.writesTable(&b)
 	}
@@ -114,4 +115,13 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// binVersion is what `rackbootd version` says.
+func binVersion(bin string) string {
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		return bin
+	}
+	return "`" + strings.TrimSpace(string(out)) + "`"
 }

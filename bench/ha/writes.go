@@ -49,7 +49,7 @@ func (b *bench) writeRuns(ctx context.Context, r *ha.Rack, n int) ([]writeRow, e
 	runs := []struct {
 		name    string
 		targets []string
-	}{{fmt.Sprintf("%d appliance(s), through the service address", n), []string{ha.ServiceURL()}}}
+	}{{appliances(n) + ", through the service address", []string{ha.ServiceURL()}}}
 	if n > 1 {
 		var own []string
 		for _, nd := range r.Nodes {
@@ -110,4 +110,11 @@ func writeLoad(ctx context.Context, api *ha.API, keys, targets []string, d time.
 		row.max = s[len(s)-1]
 	}
 	return row
+}
+
+func appliances(n int) string {
+	if n == 1 {
+		return "1 appliance"
+	}
+	return fmt.Sprintf("%d appliances", n)
 }
