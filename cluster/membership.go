@@ -130,6 +130,7 @@ func (s *Store) addVoter(ctx context.Context, p Peer) (uint64, error) {
 		return 0, raftErr(err)
 	}
 	s.cfg.Log.Info("added a voter to the raft cluster", "node", p.ID, "addr", p.Addr)
+	s.clearRemoved(ctx, p.ID)
 	return f.Index(), nil
 }
 
@@ -147,6 +148,7 @@ func (s *Store) removeServer(ctx context.Context, id string) (uint64, error) {
 		return 0, raftErr(err)
 	}
 	s.cfg.Log.Info("removed a member from the raft cluster", "node", id)
+	s.markRemoved(ctx, id)
 	return f.Index(), nil
 }
 

@@ -96,13 +96,21 @@ func TestRemovedMemberRefused(t *testing.T) {
 	before := r.converge()
 
 	cfg := r.config(gone)
-	st, err := openCtx(cfg, 5*time.Second)
-	if err == nil {
-		st.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	opened := make(chan error, 1)
+	go func() {
+		st, err := Open(ctx, cfg)
+		if err == nil {
+			st.Close()
+		}
+		opened <- err
+	}()
+	line := anyLog(t, r.followers(gone), "refused a connection from a peer", "node "+gone.id, "not a member of this cluster")
+	t.Logf("member: %s", strings.TrimSpace(line))
+	cancel()
+	if err := <-opened; err == nil {
 		t.Fatal("a removed member opened and found a leader")
 	}
-	line := ld.log.waitLog(t, "refused a connection from a peer", "node "+gone.id, "not a member of this cluster")
-	t.Logf("member: %s", strings.TrimSpace(line))
 	for _, nd := range r.followers(gone) {
 		if got := membersOf(t, nd); len(got) != 2 {
 			t.Errorf("%s: members %v", nd.id, got)
@@ -159,4 +167,72 @@ func TestNodeIDChecks(t *testing.T) {
 	if _, err := openCtx(cfg, 5*time.Second); !errors.Is(err, ErrOpen) || !strings.Contains(err.Error(), "belongs to node \"n1\"") {
 		t.Errorf("n1's data directory opened as n2: %v", err)
 	}
+}
+
+// A removed member wiped and restarted with join cannot come back by
+// itself; an operator's AddMember lets it in again.
+func TestRemovedMemberCannotRejoinByItself(t *testing.T) {
+	r := newRack(t, 3)
+	r.start(r.nodes...)
+	ld := r.leader()
+	gone := r.followers(ld)[0]
+	if err := ld.st.RemoveMember(context.Background(), gone.id); err != nil {
+		t.Fatal(err)
+	}
+	r.stop(gone)
+	gone.dir = t.TempDir() // wiped
+
+	cfg := r.config(gone)
+	cfg.Bootstrap, cfg.Join = nil, ld.addr
+	opened := make(chan error, 1)
+	go func() {
+		st, err := openCtx(cfg, 60*time.Second)
+		gone.st = st
+		opened <- err
+	}()
+	line := gone.log.waitLog(t, "asking to join the raft cluster failed", "was removed from this cluster")
+	t.Logf("removed node: %s", strings.TrimSpace(line))
+	ld.log.waitLog(t, "refused the join of a removed member", gone.id)
+	if got := membersOf(t, ld); len(got) != 2 {
+		t.Errorf("members: %v", got)
+	}
+
+	if err := r.followers(gone)[1].st.AddMember(context.Background(), Peer{ID: gone.id, Addr: gone.addr}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-opened; err != nil {
+		t.Fatalf("re-added node: %v", err)
+	}
+	writeIE(t, gone.st, 1)
+	r.converge()
+	if ld.st.wasRemoved(gone.id) {
+		t.Error("the removal record outlived the re-add")
+	}
+}
+
+// anyLog waits until one of the nodes logs a line with every one of subs.
+func anyLog(t *testing.T, nodes []*rackNode, subs ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, nd := range nodes {
+			for line := range strings.Lines(nd.log.String()) {
+				if containsAll(line, subs) {
+					return line
+				}
+			}
+		}
+		waitFor(20 * time.Millisecond)
+	}
+	t.Fatalf("no node logged a line with %q", subs)
+	return ""
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

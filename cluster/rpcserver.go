@@ -94,6 +94,15 @@ func (s *Store) handleJoin(peer string, req rpcRequest) rpcResponse {
 	}
 	ctx, cancel := context.WithTimeout(s.life, s.cfg.ApplyTimeout)
 	defer cancel()
+	if req.ID == peer && !s.isMember(peer) {
+		if err := s.Barrier(ctx); err != nil {
+			return result(err)
+		}
+		if s.wasRemoved(peer) {
+			s.cfg.Log.Warn("refused the join of a removed member: an operator may add it again (rackbootctl cluster join)", "peer", peer)
+			return rpcResponse{Code: codeRefused, Err: "node " + peer + " was removed from this cluster: an operator may add it again (rackbootctl cluster join)"}
+		}
+	}
 	return indexed(s.addMember(ctx, Peer{ID: req.ID, Addr: req.Addr}))
 }
 
