@@ -139,6 +139,9 @@ func (s *Store) removeServer(ctx context.Context, id string) (uint64, error) {
 	if !s.isMember(id) {
 		return 0, fmt.Errorf("%w: %w: no member %q", ErrRefused, engine.ErrNotFound, id)
 	}
+	// Recorded first: once removed, a leader removing itself is no member
+	// to write anything. A record of a member still there is harmless.
+	s.markRemoved(ctx, id)
 	timeout, err := s.timeout(ctx)
 	if err != nil {
 		return 0, err
@@ -148,7 +151,6 @@ func (s *Store) removeServer(ctx context.Context, id string) (uint64, error) {
 		return 0, raftErr(err)
 	}
 	s.cfg.Log.Info("removed a member from the raft cluster", "node", id)
-	s.markRemoved(ctx, id)
 	return f.Index(), nil
 }
 

@@ -236,3 +236,20 @@ func containsAll(s string, subs []string) bool {
 	}
 	return true
 }
+
+// Removing the leader itself records the removal too.
+func TestRemoveLeaderRecorded(t *testing.T) {
+	r := newRack(t, 3)
+	r.start(r.nodes...)
+	ld := r.leader()
+	f := r.followers(ld)[0]
+	if err := f.st.RemoveMember(context.Background(), ld.id); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !f.st.wasRemoved(ld.id) {
+		t.Error("the removed leader's removal is not recorded")
+	}
+}
