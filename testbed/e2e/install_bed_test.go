@@ -189,6 +189,7 @@ func assertInstalled(t *testing.T, bed *installbed.Bed, id string, vms []*instal
 			t.Errorf("%s: the installed OS booted %d times, want once", vm.Node.Name, n)
 		}
 		assertNoSecrets(t, vm.Node.Name, console, jwtHeader)
+		assertExitScript(t, bed, vm.Node)
 		for _, s := range []string{"dGVzdGJlZDpzZWtyaXQ=", bed.Token} {
 			if strings.Contains(console, s) {
 				t.Errorf("%s: a secret reached the console", vm.Node.Name)
@@ -200,6 +201,21 @@ func assertInstalled(t *testing.T, bed *installbed.Bed, id string, vms []*instal
 		t.Errorf("rackbootctl get hosts -o progress shows %d full bars, want %d:\n%s", n, len(vms), progress)
 	}
 	t.Logf("rackbootctl get hosts -o progress:\n%s", progress)
+}
+
+// assertExitScript: boot-order control — an installed host's iPXE script
+// from rackbootd only exits (to the next boot device), it boots nothing.
+func assertExitScript(t *testing.T, bed *installbed.Bed, n installbed.Node) {
+	t.Helper()
+	s, err := bed.BootScript(t.Context(), n.MAC)
+	if err != nil {
+		t.Errorf("%s: its iPXE script: %v", n.Name, err)
+		return
+	}
+	lines := strings.Fields(s)
+	if len(lines) < 2 || lines[0] != "#!ipxe" || lines[1] != "exit" || strings.Contains(s, "kernel") {
+		t.Errorf("%s is installed but its iPXE script is not just exit:\n%s", n.Name, s)
+	}
 }
 
 // timeline logs where the installation's time went and appends it to

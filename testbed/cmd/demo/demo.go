@@ -132,7 +132,7 @@ func demo(ctx context.Context, bed *installbed.Bed, o options, nodes []installbe
 	if err := show(ctx, bed, "get", "clusters"); err != nil {
 		return err
 	}
-	step(fmt.Sprintf("powering on %d VMs, %d at a time (OVMF, empty virtio disk, boot order: network, then disk)", len(nodes), o.wave))
+	step(fmt.Sprintf("powering on %d VMs, %d at a time (OVMF, an empty virtio disk; boot order: disk, then network)", len(nodes), o.wave))
 	vms, err := bed.BootWaves(ctx, nodes, o.wave, installbed.AgentStartRE, func(s string) { fmt.Println(s) })
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@
 // user's role Ignition configs), and then does what a user does with
 // rackbootctl: creates a cluster of three control-plane nodes and one
 // worker (DEMO=sno or -sno: a single node), powers the VMs on (OVMF, an
-// empty virtio disk, network boot then disk; two at a time), approves the
+// empty virtio disk tried before the network; two at a time), approves the
 // hosts, installs, and shows a live progress bar per host until the
 // cluster is installed. It ends with the host table, where the time went,
 // and the elapsed time, and removes everything it made.

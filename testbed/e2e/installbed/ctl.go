@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,4 +170,24 @@ func WaitCluster(ctx context.Context, c *client.Client, id string, limit time.Du
 		case <-time.After(2 * time.Second):
 		}
 	}
+}
+
+// BootScript is the iPXE script rackbootd hands the node with MAC mac (what
+// its iPXE would fetch now).
+func (b *Bed) BootScript(ctx context.Context, mac string) (string, error) {
+	url := APIURL + "/boot/" + strings.ReplaceAll(strings.ToLower(mac), ":", "-") + "/script.ipxe"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := b.HTTPClient().Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%w: GET %s: %s", ErrBed, url, resp.Status)
+	}
+	return string(body), err
 }

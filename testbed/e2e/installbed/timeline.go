@@ -56,7 +56,7 @@ func Collect(ctx context.Context, c *client.Client, id string, vms []*VM, osBoot
 		switch {
 		case e.Name == "cluster_installation_started" && t.Install.IsZero():
 			t.Install = at
-		case e.Name == "cluster_status_updated" && strings.HasSuffix(e.Message, "to installed") && t.Installed.IsZero():
+		case e.Name == "cluster_status_updated" && isInstalled(e.Message) && t.Installed.IsZero():
 			t.Installed = at
 		}
 		ht := byID[e.HostID]
@@ -85,6 +85,12 @@ func Collect(ctx context.Context, c *client.Client, id string, vms []*VM, osBoot
 	return t, nil
 }
 
+// isInstalled reports whether a cluster_status_updated message is the move
+// to installed ("... to installed" or "... to installed (info)").
+func isInstalled(msg string) bool {
+	return strings.HasSuffix(msg, " to installed") || strings.Contains(msg, " to installed (")
+}
+
 // first sets *t to at unless it is set.
 func first(t *time.Time, at time.Time) {
 	if t.IsZero() {
@@ -108,10 +114,13 @@ func Hostname(h *client.Host) string {
 // Total is the time from the install action to installed.
 func (t Timeline) Total() time.Duration { return span(t.Install, t.Installed) }
 
-// span is b-a rounded to seconds, or 0 when either is unknown.
+// unknown is the span of two points one of which is missing.
+const unknown = time.Duration(-1)
+
+// span is b-a rounded to seconds, or unknown when either is missing.
 func span(a, b time.Time) time.Duration {
 	if a.IsZero() || b.IsZero() {
-		return 0
+		return unknown
 	}
 	return b.Sub(a).Round(time.Second)
 }
@@ -141,7 +150,7 @@ func (t Timeline) Markdown() string {
 }
 
 func dur(d time.Duration) string {
-	if d == 0 {
+	if d < 0 {
 		return "?"
 	}
 	return d.String()
