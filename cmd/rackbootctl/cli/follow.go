@@ -102,22 +102,10 @@ func clusterLine(cl *client.Cluster, now time.Time) string {
 	if cl.Progress != nil && cl.Progress.TotalPercentage > 0 {
 		s += fmt.Sprintf(" [%d%%]", cl.Progress.TotalPercentage)
 	}
-	if d := installTime(cl, now); d > 0 {
-		s += " in " + d.Round(time.Second).String()
+	if d := output.InstallTime(cl, now); d != "" {
+		s += " in " + d
 	}
 	return s
-}
-
-// installTime is how long the installation took (or runs so far).
-func installTime(cl *client.Cluster, now time.Time) time.Duration {
-	if cl.InstallStartedAt.IsZero() {
-		return 0
-	}
-	end := now
-	if !cl.InstallCompletedAt.IsZero() && cl.Status == clusterInstalled {
-		end = cl.InstallCompletedAt.Time()
-	}
-	return end.Sub(cl.InstallStartedAt.Time())
 }
 
 // ended reports whether the installation of cl is over, with the error

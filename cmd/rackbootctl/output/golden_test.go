@@ -59,7 +59,14 @@ func hosts() []*client.Host {
 func TestTablesGolden(t *testing.T) {
 	clusters := []*client.Cluster{{ID: "cccccccc-0000-0000-0000-000000000001", Name: "prod",
 		OpenshiftVersion: "4.16", BaseDNSDomain: "example.com", ControlPlaneCount: 3, TotalHostCount: 2,
-		Status: "insufficient", StatusInfo: "Cluster is not ready for install", CreatedAt: ago(3 * time.Hour)}}
+		Status: "insufficient", StatusInfo: "Cluster is not ready for install", CreatedAt: ago(3 * time.Hour)},
+		{ID: "cccccccc-0000-0000-0000-000000000002", Name: "edge", OpenshiftVersion: "4.16", BaseDNSDomain: "example.com",
+			ControlPlaneCount: 1, TotalHostCount: 1, Status: "installed", StatusInfo: "Cluster is installed", CreatedAt: ago(time.Hour),
+			InstallStartedAt: ago(40 * time.Minute), InstallCompletedAt: ago(31*time.Minute + 30*time.Second),
+			Progress: &client.ClusterProgressInfo{TotalPercentage: 100}},
+		{ID: "cccccccc-0000-0000-0000-000000000003", Name: "rack2", OpenshiftVersion: "4.16", BaseDNSDomain: "example.com",
+			ControlPlaneCount: 3, TotalHostCount: 4, Status: "installing", StatusInfo: "Installation in progress", CreatedAt: ago(time.Hour),
+			InstallStartedAt: ago(5 * time.Minute), Progress: &client.ClusterProgressInfo{TotalPercentage: 42}}}
 	envs := []*client.InfraEnv{
 		{ID: "11111111-2222-3333-4444-555555555555", Name: "lab", ClusterID: clusters[0].ID, Type: "full-iso",
 			CPUArchitecture: "x86_64", CreatedAt: ago(90 * time.Second), PullSecretSet: true},

@@ -19,17 +19,38 @@ const none = "-"
 func Clusters(cs []*client.Cluster, wide bool, now time.Time) Table {
 	t := Table{Header: []string{"ID", "NAME", "VERSION", "BASE-DOMAIN", "CONTROL-PLANE", "HOSTS", "STATUS", "AGE"}}
 	if wide {
-		t.Header = append(t.Header, "STATUS-INFO")
+		t.Header = append(t.Header, "PROGRESS", "INSTALL-TIME", "STATUS-INFO")
 	}
 	for _, c := range cs {
 		r := []string{c.ID, c.Name, c.OpenshiftVersion, c.BaseDNSDomain, count(c.ControlPlaneCount),
 			strconv.Itoa(max(len(c.Hosts), int(c.TotalHostCount))), c.Status, age(now, c.CreatedAt)}
 		if wide {
-			r = append(r, c.StatusInfo)
+			r = append(r, clusterProgress(c), InstallTime(c, now), c.StatusInfo)
 		}
 		t.add(c.ID, r)
 	}
 	return t
+}
+
+// clusterProgress is the installation's total percentage, once it began.
+func clusterProgress(c *client.Cluster) string {
+	if c.Progress == nil || c.InstallStartedAt.IsZero() {
+		return ""
+	}
+	return strconv.FormatInt(c.Progress.TotalPercentage, 10) + "%"
+}
+
+// InstallTime is how long the cluster's installation took, or has run so
+// far ("" before it started).
+func InstallTime(c *client.Cluster, now time.Time) string {
+	if c.InstallStartedAt.IsZero() {
+		return ""
+	}
+	end := now
+	if !c.InstallCompletedAt.IsZero() {
+		end = c.InstallCompletedAt.Time()
+	}
+	return end.Sub(c.InstallStartedAt.Time()).Round(time.Second).String()
 }
 
 // InfraEnvs is the table of infra-envs.
