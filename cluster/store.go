@@ -101,9 +101,12 @@ func (c Config) checkIdentity() error {
 
 func (s *Store) openRaft(dir string) error {
 	rc := s.cfg.raftConfig(s.id)
+	// The freelist is not written at each commit (rebuilt at open, as etcd
+	// does): a log that is appended to and truncated all day grows a large
+	// one, which would cost every commit.
 	logs, err := raftboltdb.New(raftboltdb.Options{
 		Path:        filepath.Join(dir, "raft.db"),
-		BoltOptions: &bbolt.Options{Timeout: time.Second},
+		BoltOptions: &bbolt.Options{Timeout: time.Second, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType},
 	})
 	if err != nil {
 		return fmt.Errorf("%w: log store (is another rackbootd using %s?): %w", ErrOpen, dir, err)
