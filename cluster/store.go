@@ -237,8 +237,15 @@ func advertise(a string, ln net.Addr) (net.Addr, error) {
 // waitReady waits until a leader is known and this node has applied
 // everything committed before.
 func (s *Store) waitReady(ctx context.Context) error {
+	if s.net != nil {
+		s.cfg.Log.Info("waiting for a raft leader and catching up", "node", string(s.id), "peer_port", s.net.Addr().String())
+	}
 	if err := s.barrier(ctx); err != nil {
 		return fmt.Errorf("%w: no leader with this node caught up: %w", ErrOpen, err)
+	}
+	if s.net != nil {
+		_, leader := s.raft.LeaderWithID()
+		s.cfg.Log.Info("caught up with the raft leader", "node", string(s.id), "leader", string(leader))
 	}
 	return nil
 }
