@@ -23,8 +23,15 @@
 // forwarded entry carries a tag in its log extensions so that the
 // follower's FSM hands the caller the entry's own result when it applies
 // it, which makes a forwarded Apply return exactly what a local one would,
-// after the write is visible here. Barrier on a follower asks the leader
-// for a read index (a raft barrier confirms its leadership) and waits to
+// after the write is visible here. Barrier, on any node, asks the leader
+// for a read index (its last state-changing entry, noted before a
+// heartbeat round to a majority confirms its leadership) and waits to
 // apply up to it. AddMember, RemoveMember and Status manage and show the
-// membership.
+// membership; a removal is recorded in the replicated state, so that a
+// removed node cannot ask its way back in. A leader that closes hands its
+// leadership over first.
+//
+// Controllers that act on the world write through engine.Fence(store):
+// Store implements engine.Termer, and the FSM passes each entry's term to
+// the engine, which refuses a fenced command from another term.
 package cluster
