@@ -62,6 +62,7 @@ func sampleLog() []engine.Command {
 		&engine.DeleteCluster{ID: "66666666-6666-4666-8666-666666666666"},
 	}
 	cmds = append(cmds, installLog()...)
+	cmds = append(cmds, bmhLog()...)
 	for i, c := range cmds {
 		c.SetTime(t0.Add(time.Duration(i) * time.Second))
 	}
