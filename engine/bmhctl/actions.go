@@ -74,6 +74,11 @@ func (a *action) powerOnOrReset(ctx context.Context, ps bmc.PowerState) bool {
 		func(ctx context.Context) error { return a.drv.PowerOn(ctx) })
 }
 
+func (a *action) powerOff(ctx context.Context) bool {
+	return a.do(ctx, "power off", "bmh_power_off", "powered off (spec.online is false)",
+		func(ctx context.Context) error { return a.drv.PowerOff(ctx) })
+}
+
 func (a *action) reset(ctx context.Context) bool {
 	return a.do(ctx, "reset", "bmh_reset", "reset",
 		func(ctx context.Context) error { return a.drv.Reset(ctx) })

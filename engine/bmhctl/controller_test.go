@@ -239,3 +239,37 @@ func TestRunFollowsChanges(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// spec.online false keeps the machine off: powered off once (no request
+// while it stays off), provisioned anew when it is online again; a paired
+// host stays paired through it.
+func TestOnlineFalse(t *testing.T) {
+	b := newBed(t)
+	b.addBMH("redfish", bmcPass, nil)
+	b.reconcile() // online: provisioned, powered on
+	offline, online := false, true
+	b.apply(&engine.UpdateBareMetalHost{Name: "vm1", Patch: engine.BMHPatch{Online: &offline}})
+	sameList(t, "requests going offline (writes)", writes(b.reconcile()), []string{
+		`POST /redfish/v1/Systems/vm1/Actions/ComputerSystem.Reset {"ResetType":"ForceOff"}`,
+	})
+	if st := b.bmh().Status; st.PowerState != "Off" || st.ProvisioningState != engine.BMHAvailable || st.LastOperation != "power off" {
+		t.Errorf("status offline = %+v", st)
+	}
+	if reqs := b.reconcile(); len(reqs) != 0 {
+		t.Errorf("an offline BMH that is off got requests %q", reqs)
+	}
+	b.apply(&engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: ieID, Status: "discovering-unbound", Inventory: inventory(t)}})
+	b.reconcile() // pairs while offline
+	b.apply(&engine.UpdateBareMetalHost{Name: "vm1", Patch: engine.BMHPatch{Online: &online}})
+	sameList(t, "requests back online (writes)", writes(b.reconcile()), []string{
+		`PATCH /redfish/v1/Systems/vm1 {"Boot":{"BootSourceOverrideEnabled":"Once","BootSourceOverrideTarget":"Pxe"}}`,
+		`POST /redfish/v1/Systems/vm1/Actions/ComputerSystem.Reset {"ResetType":"On"}`,
+	})
+	b.reconcile()
+	if st := b.bmh().Status; st.ProvisioningState != engine.BMHProvisioned || st.HostID != hostID {
+		t.Errorf("status back online and paired = %+v", st)
+	}
+	if got := b.machine.history(); got != "start boot=Pxe once=true cd=false; stop; start boot=Pxe once=true cd=false" {
+		t.Errorf("machine = %q", got)
+	}
+}

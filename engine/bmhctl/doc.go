@@ -20,6 +20,10 @@
 //   - provisioned: once the paired host reports stage Rebooting (or later,
 //     or is installed): eject the virtual media, one-time Hdd boot, reset;
 //     then annotate baremetalhost.metal3.io/detached. State: detached.
+//   - spec.online false (any state but detached): power off, once (the last
+//     known power state says whether it is needed). State: available. When
+//     it is online again it is booted into discovery anew; a host paired
+//     meanwhile stays paired.
 //
 // Every BMC action is recorded as an event and as the BMH's last
 // operation; events name the action and the image server's host, never an

@@ -66,8 +66,19 @@ func (c *Controller) reconcile(ctx context.Context, name string) {
 	if b.BMC.Address == "" {
 		return
 	}
-	switch b.Status.ProvisioningState {
+	if !b.Online {
+		c.keepOff(ctx, v)
+		return
+	}
+	state := b.Status.ProvisioningState
+	if b.Status.PowerState == string(bmc.PowerOff) && wantsBoot(b) {
+		state = engine.BMHAvailable // off (it was offline): boot it again
+	}
+	switch state {
 	case engine.BMHProvisioning:
+		if v.pairOK { // paired while it was offline, booted again since
+			c.succeed(ctx, b, engine.BMHProvisioned, bmc.PowerState(b.Status.PowerState), b.Status.LastOperation)
+		}
 		return
 	case engine.BMHProvisioned:
 		if !v.pairOK || !pastDiskWrite(v.paired) {
@@ -83,11 +94,30 @@ func (c *Controller) reconcile(ctx context.Context, name string) {
 		c.fail(ctx, b, "connect", err)
 		return
 	}
-	if b.Status.ProvisioningState == engine.BMHProvisioned {
+	if state == engine.BMHProvisioned {
 		c.finish(ctx, v, drv, addr, pass)
 		return
 	}
 	c.provision(ctx, v, drv, addr, pass)
+}
+
+// keepOff powers an offline BMH off, once: its last known power state
+// says whether it is needed. It then waits, available, until it is online
+// again (and is provisioned anew).
+func (c *Controller) keepOff(ctx context.Context, v view) {
+	b := v.bmh
+	if b.Status.PowerState == string(bmc.PowerOff) {
+		return
+	}
+	drv, _, pass, err := c.connect(v)
+	if err != nil {
+		c.fail(ctx, b, "connect", err)
+		return
+	}
+	a := action{c: c, b: b, hostID: b.Status.HostID, ie: v.ie.ID, drv: drv, hidden: []string{pass}}
+	if a.powerOff(ctx) {
+		c.succeed(ctx, b, engine.BMHAvailable, bmc.PowerOff, a.last)
+	}
 }
 
 // wantsBoot: the BMH is online and labelled with an infra-env.

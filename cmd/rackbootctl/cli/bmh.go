@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -215,7 +216,8 @@ func describeBMH(w io.Writer, b *client.BareMetalHost) error {
 	field("Infra-env", b.Metadata.Labels[infraEnvLabel])
 	field("Cleaning", b.Spec.AutomatedCleaningMode)
 	if h := b.Spec.RootDeviceHints; h != nil {
-		field("Root device hints", fmt.Sprintf("%+v", *h))
+		hints, _ := json.Marshal(h)
+		field("Root device hints", string(hints))
 	}
 	field("State", st.Provisioning.State)
 	field("Operational status", st.OperationalStatus)

@@ -39,7 +39,8 @@ func TestBareMetalHostCommands(t *testing.T) {
 	}
 	out = r.ok("describe", "baremetalhost", "sno1")
 	for _, want := range []string{"BMC address:         redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1",
-		"Infra-env:           sno1", "TLS verification:    false", "bmac.agent-install.openshift.io/role=master"} {
+		"Infra-env:           sno1", "TLS verification:    false", "bmac.agent-install.openshift.io/role=master",
+		`Root device hints:   {"deviceName":"/dev/sda","minSizeGigabytes":120}`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe bmh lacks %q:\n%s", want, out)
 		}
