@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -95,7 +96,14 @@ func TestRemovedMemberRefused(t *testing.T) {
 	writeIE(t, ld.st, 1)
 	before := r.converge()
 
+	// On another port: the leader's last best-effort replication to the
+	// removed node (its removal included) must not reach it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := r.config(gone)
+	cfg.Listener = ln
 	ctx, cancel := context.WithCancel(context.Background())
 	opened := make(chan error, 1)
 	go func() {
