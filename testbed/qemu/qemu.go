@@ -49,15 +49,19 @@ const (
 	BootNetwork BootOrder = iota
 	// BootDisk boots from the disk; the NIC gets no boot index.
 	BootDisk
-	// BootNetworkThenDisk tries the network first and, when that gives
-	// up, the disk: how an installed host boots. Under UEFI it also turns
-	// off OVMF's IPv6 network boot (fw_cfg opt/org.tianocore/IPv6Support),
-	// so that OVMF tries PXEv4 and HTTPv4 only before the disk: with no
-	// answer each gives up after about 100 s under TCG. OVMF falls through
-	// only when a boot option fails: a network boot program that returns
-	// success (iPXE's plain "exit") lands in OVMF's setup menu instead;
-	// iPXE must "exit 1".
+	// BootNetworkThenDisk tries the network first and, when that fails,
+	// the disk. Under UEFI it also turns off OVMF's IPv6 network boot
+	// (fw_cfg opt/org.tianocore/IPv6Support), so that OVMF tries PXEv4
+	// and HTTPv4 only before the disk: with no answer each gives up after
+	// about 100 s under TCG. OVMF falls through only when a boot option
+	// fails: Debian's ipxe.efi running a script's "exit" returns success,
+	// and OVMF then opens its setup menu (UiApp) instead of the disk.
 	BootNetworkThenDisk
+	// BootDiskThenNetwork tries the disk first and the network when the
+	// disk has nothing to boot (an empty disk is skipped at once): a host
+	// that network-boots discovery until it is installed, then boots its
+	// disk without asking the network.
+	BootDiskThenNetwork
 )
 
 func (b BootOrder) String() string {
@@ -68,6 +72,8 @@ func (b BootOrder) String() string {
 		return "disk"
 	case BootNetworkThenDisk:
 		return "network-then-disk"
+	case BootDiskThenNetwork:
+		return "disk-then-network"
 	}
 	return fmt.Sprintf("BootOrder(%d)", int(b))
 }
@@ -179,7 +185,7 @@ func Args(cfg Config) ([]string, error) {
 // option parser would split.
 func checkDisk(cfg Config) error {
 	switch {
-	case cfg.Boot < BootNetwork || cfg.Boot > BootNetworkThenDisk:
+	case cfg.Boot < BootNetwork || cfg.Boot > BootDiskThenNetwork:
 		return fmt.Errorf("%w: unknown boot order %d", ErrConfig, cfg.Boot)
 	case cfg.Boot != BootNetwork && cfg.Disk == "":
 		return fmt.Errorf("%w: boot order %s needs a Disk", ErrConfig, cfg.Boot)
@@ -196,6 +202,8 @@ func bootIndexes(b BootOrder) (nic, disk string) {
 		return "", ",bootindex=1"
 	case BootNetworkThenDisk:
 		return ",bootindex=1", ",bootindex=2"
+	case BootDiskThenNetwork:
+		return ",bootindex=2", ",bootindex=1"
 	}
 	return "", ""
 }

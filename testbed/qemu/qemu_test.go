@@ -43,7 +43,7 @@ func TestArgsGolden(t *testing.T) {
 // TestDiskArgsGolden pins the command lines with a disk in each boot order.
 func TestDiskArgsGolden(t *testing.T) {
 	for _, fw := range []Firmware{BIOS, UEFI} {
-		for _, b := range []BootOrder{BootNetwork, BootDisk, BootNetworkThenDisk} {
+		for _, b := range []BootOrder{BootNetwork, BootDisk, BootNetworkThenDisk, BootDiskThenNetwork} {
 			name := fw.String() + "-" + b.String()
 			t.Run(name, func(t *testing.T) {
 				args, err := Args(Config{Firmware: fw, MAC: "52:54:00:00:00:01", Tap: "tap0", Dir: "/vm", Disk: "/vm/disk.img", Boot: b})
