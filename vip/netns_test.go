@@ -74,14 +74,14 @@ func (s *segment) vip(ns *netns.NS) *VIP {
 	return v
 }
 
-// has reports whether ns has the service address on eth0.
+// has reports whether ns has the service address (on the loopback).
 func (s *segment) has(ns *netns.NS) bool {
 	s.t.Helper()
-	out, err := ns.Run(s.ctx, "ip", "-4", "-o", "addr", "show", "dev", "eth0")
+	out, err := ns.Run(s.ctx, "ip", "-4", "-o", "addr", "show")
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return strings.Contains(out, " "+serviceAddr+"/24 ")
+	return strings.Contains(out, " "+serviceAddr+"/")
 }
 
 // reach pings the service address from the peer, which fills its
@@ -172,6 +172,10 @@ func TestEachFormUpdatesPeer(t *testing.T) {
 // twice: no error, and it ends up gone.
 func TestAcquireTolerant(t *testing.T) {
 	s := newSegment(t)
+	if err := s.a.IP(s.ctx, "addr", "add", serviceAddr+"/32", "dev", "lo"); err != nil {
+		t.Fatal(err)
+	}
+	// Where an older rackbootd put it: Release removes it there too.
 	if err := s.a.IP(s.ctx, "addr", "add", serviceAddr+"/24", "dev", "eth0"); err != nil {
 		t.Fatal(err)
 	}
@@ -217,5 +221,60 @@ func TestHoldReleasesOnCancel(t *testing.T) {
 	}
 	if s.has(s.a) {
 		t.Fatal("the address is still on a after Hold returned")
+	}
+}
+
+// TestDeadHolderAnswersNoARP: a holds the address and dies without
+// releasing it (Close, as a killed process leaves it); b takes it. Peers
+// that resolve the address afresh find only b, every time: a's kernel,
+// which still has the address, answers no ARP for it.
+func TestDeadHolderAnswersNoARP(t *testing.T) {
+	s := newSegment(t)
+	va, vb := s.vip(s.a), s.vip(s.b)
+	if err := va.Acquire(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.reach()
+	s.waitNeigh(macA)
+	if err := va.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !s.has(s.a) {
+		t.Fatal("the dead holder's address is gone; the test needs it left behind")
+	}
+	if err := vb.Acquire(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if err := s.p.IP(s.ctx, "neigh", "flush", "dev", "eth0"); err != nil {
+			t.Fatal(err)
+		}
+		s.reach()
+		if n := s.neigh(); !strings.Contains(n, "lladdr "+macB) {
+			t.Fatalf("resolution %d: the peer's entry is %q, want only %s", i, n, macB)
+		}
+	}
+}
+
+// TestNotHeldNotAnswered: before Acquire and after Release nobody answers
+// ARP for the address.
+func TestNotHeldNotAnswered(t *testing.T) {
+	s := newSegment(t)
+	va := s.vip(s.a)
+	if out, err := s.p.Run(s.ctx, "busybox", "ping", "-c", "1", "-W", "1", serviceAddr); err == nil {
+		t.Fatalf("the address answers before anyone holds it: %s", out)
+	}
+	if err := va.Acquire(s.ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.reach()
+	if err := va.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.p.IP(s.ctx, "neigh", "flush", "dev", "eth0"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.p.Run(s.ctx, "busybox", "ping", "-c", "1", "-W", "1", serviceAddr); err == nil {
+		t.Fatalf("the address answers after Release: %s", out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -82,15 +83,24 @@ func broadcastOf(p netip.Prefix) netip.Addr {
 // when done. Its methods may be called from any goroutine.
 type VIP struct {
 	cfg   Config
-	index int
+	index int // the interface's
+	lo    int // the loopback interface's
 	mac   net.HardwareAddr
 	mu    sync.Mutex // serializes netlink requests
 	nl    *netlinkConn
 	arp   *arpConn
+	held  atomic.Bool // answer ARP for the address
+	stop  chan struct{}
+	done  chan struct{}
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// New checks cfg, looks up the interface and opens the netlink and packet
-// sockets in the calling thread's network namespace. It changes nothing.
+// New checks cfg, looks up the interfaces, opens the netlink and packet
+// sockets in the calling thread's network namespace, makes the kernel leave
+// ARP for the service address to this process (arp_ignore, arp_announce of
+// the interface) and starts answering ARP requests for it while it is held.
 func New(cfg Config) (*VIP, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -103,7 +113,14 @@ func New(cfg Config) (*VIP, error) {
 	if len(ifc.HardwareAddr) != 6 {
 		return nil, fmt.Errorf("%w: interface %s has no Ethernet address", ErrConfig, cfg.Interface)
 	}
-	v := &VIP{cfg: cfg, index: ifc.Index, mac: ifc.HardwareAddr}
+	lo, err := loopback()
+	if err != nil {
+		return nil, err
+	}
+	if err := leaveARPToUs(cfg.Interface); err != nil {
+		return nil, err
+	}
+	v := &VIP{cfg: cfg, index: ifc.Index, lo: lo, mac: ifc.HardwareAddr, stop: make(chan struct{}), done: make(chan struct{})}
 	if v.nl, err = openNetlink(); err != nil {
 		return nil, err
 	}
@@ -111,6 +128,7 @@ func New(cfg Config) (*VIP, error) {
 		v.nl.close()
 		return nil, err
 	}
+	go v.answer()
 	return v, nil
 }
 
@@ -120,23 +138,27 @@ func (v *VIP) Address() netip.Prefix { return v.cfg.Address }
 // MAC is the hardware address the service address is announced with.
 func (v *VIP) MAC() net.HardwareAddr { return v.mac }
 
-// Acquire adds the address to the interface (an address already there is
-// fine) and sends one gratuitous ARP announcement.
+// host is the service address as a /32, as it sits on the loopback.
+func (v *VIP) host() netip.Prefix { return netip.PrefixFrom(v.cfg.Address.Addr(), 32) }
+
+// Acquire adds the address (an address already there is fine), starts
+// answering ARP for it and sends one gratuitous ARP announcement.
 func (v *VIP) Acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	v.mu.Lock()
-	added, err := v.nl.addAddr(v.index, v.cfg.Address)
+	added, err := v.nl.addAddr(v.lo, v.host())
 	v.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("add %s to %s: %w", v.cfg.Address, v.cfg.Interface, err)
+		return fmt.Errorf("add %s: %w", v.host(), err)
 	}
-	log := v.cfg.Log.With("vip", v.cfg.Address.String(), "interface", v.cfg.Interface)
+	v.held.Store(true)
+	log := v.cfg.Log.With("vip", v.cfg.Address.Addr().String(), "interface", v.cfg.Interface)
 	if added {
 		log.Info("service address added")
 	} else {
-		log.Info("service address was already on the interface")
+		log.Info("service address was already there")
 	}
 	return v.Announce()
 }
@@ -151,17 +173,23 @@ func (v *VIP) Announce() error {
 	return nil
 }
 
-// Release removes the address from the interface; an address already gone
-// is fine.
+// Release stops answering ARP for the address and removes it; an address
+// already gone is fine. It also removes the address from the interface
+// itself, where an older rackbootd put it.
 func (v *VIP) Release() error {
+	v.held.Store(false)
 	v.mu.Lock()
-	removed, err := v.nl.delAddr(v.index, v.cfg.Address)
+	removed, err := v.nl.delAddr(v.lo, v.host())
+	var legacy bool
+	if err == nil {
+		legacy, err = v.nl.delAddr(v.index, v.cfg.Address)
+	}
 	v.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("remove %s from %s: %w", v.cfg.Address, v.cfg.Interface, err)
+		return fmt.Errorf("remove %s: %w", v.cfg.Address.Addr(), err)
 	}
-	if removed {
-		v.cfg.Log.Info("service address removed", "vip", v.cfg.Address.String(), "interface", v.cfg.Interface)
+	if removed || legacy {
+		v.cfg.Log.Info("service address removed", "vip", v.cfg.Address.Addr().String(), "interface", v.cfg.Interface)
 	}
 	return nil
 }
@@ -187,13 +215,20 @@ func (v *VIP) Hold(ctx context.Context) error {
 			}
 			sent++
 			if err := v.Announce(); err != nil {
-				v.cfg.Log.Warn("gratuitous ARP failed", "vip", v.cfg.Address.String(), "err", err)
+				v.cfg.Log.Warn("gratuitous ARP failed", "vip", v.cfg.Address.Addr().String(), "err", err)
 			}
 		}
 	}
 }
 
-// Close closes the sockets. It does not remove the address.
+// Close stops answering ARP and closes the sockets. It does not remove the
+// address (a process that dies does not either): an address left behind is
+// answered for by nobody.
 func (v *VIP) Close() error {
-	return errors.Join(v.nl.close(), v.arp.close())
+	v.closeOnce.Do(func() {
+		close(v.stop)
+		<-v.done
+		v.closeErr = errors.Join(v.nl.close(), v.arp.close())
+	})
+	return v.closeErr
 }

@@ -75,6 +75,7 @@ func (n *Node) Start(ctx context.Context) error {
 	// is not bound to ctx: the rack decides when it dies.
 	cmd := exec.Command("ip", "netns", "exec", n.NS.Name, n.rack.opts.Binary, "--config", n.ConfigPath())
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no daemon outlives a killed test
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return fmt.Errorf("%w: start %s: %w", ErrRack, n.Name, err)
@@ -195,9 +196,11 @@ func (n *Node) Restore(ctx context.Context) error {
 	return n.rack.Bed.IP(ctx, "link", "set", n.bedIf, "up")
 }
 
-// HoldsVIP reports whether eth0 holds the service address.
+// HoldsVIP reports whether the node's namespace has the service address
+// (rackbootd puts it on the loopback and answers ARP for it on eth0 while
+// it leads).
 func (n *Node) HoldsVIP(ctx context.Context) (bool, error) {
-	out, err := n.NS.Run(ctx, "ip", "-4", "-o", "addr", "show", "dev", "eth0")
+	out, err := n.NS.Run(ctx, "ip", "-4", "-o", "addr", "show")
 	if err != nil {
 		return false, err
 	}
