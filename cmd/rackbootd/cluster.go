@@ -72,6 +72,7 @@ func clusterChanged(a, b *config.Config) bool {
 	}
 	same := ca.NodeID == cb.NodeID && ca.Bind == cb.Bind && ca.Advertise == cb.Advertise &&
 		ca.Join == cb.Join && ca.CA == cb.CA && ca.Cert == cb.Cert && ca.Key == cb.Key &&
+		ca.VIP == cb.VIP && ca.VIPInterface == cb.VIPInterface && // the service address is set up at start (ha.go)
 		len(ca.Bootstrap) == len(cb.Bootstrap)
 	for i := 0; same && i < len(ca.Bootstrap); i++ {
 		same = ca.Bootstrap[i] == cb.Bootstrap[i]

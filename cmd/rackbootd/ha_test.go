@@ -10,6 +10,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 
+	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
 	"github.com/rackboot/rackboot/dhcp"
 )
 
@@ -212,5 +213,22 @@ func TestDHCPWaitsForBarrier(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestVIPChangeNeedsRestart: a reload cannot move the service address (it
+// is set up at start); the same one is no change.
+func TestVIPChangeNeedsRestart(t *testing.T) {
+	mk := func(vip, ifname string) *config.Config {
+		return &config.Config{Cluster: &config.Cluster{NodeID: "rb1", VIP: netip.MustParsePrefix(vip), VIPInterface: ifname}}
+	}
+	if clusterChanged(mk("10.99.0.1/24", "br0"), mk("10.99.0.1/24", "br0")) {
+		t.Error("the same service address counts as a change")
+	}
+	if !clusterChanged(mk("10.99.0.1/24", "br0"), mk("10.99.0.2/24", "br0")) {
+		t.Error("a new service address does not need a restart")
+	}
+	if !clusterChanged(mk("10.99.0.1/24", "br0"), mk("10.99.0.1/24", "eth0")) {
+		t.Error("a new service address interface does not need a restart")
 	}
 }
