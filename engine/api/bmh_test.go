@@ -191,3 +191,28 @@ func FuzzCreateBMH(f *testing.F) {
 		}
 	})
 }
+
+// New credentials replace the sealed secret and end the backoff, so the
+// controller tries the BMC again at once.
+func TestPatchBMHCredentials(t *testing.T) {
+	e, sealer := newBMHEnv(t)
+	e.must(adminCred(), 201, "POST", "/baremetal-hosts", sno1())
+	if _, err := e.store.Apply(t.Context(), &engine.SetBareMetalHostStatus{Name: "sno1", Status: engine.BMHStatus{
+		ErrorType: "bad-credentials", ErrorCount: 3, ProvisioningState: engine.BMHRegistering}}); err != nil {
+		t.Fatal(err)
+	}
+	var b models.BareMetalHost
+	e.must(adminCred(), 200, "PATCH", "/baremetal-hosts/sno1", map[string]any{
+		"credentials": map[string]string{"username": "root", "password": "the-right-one"}}).decode(t, &b)
+	if b.Status.ErrorCount != 0 {
+		t.Errorf("error count after new credentials = %d", b.Status.ErrorCount)
+	}
+	e.store.Read(func(m *engine.Model) {
+		s, _ := m.Secret("sno1-bmc-secret")
+		if p, err := sealer.Open(s.Name, "password", s.Data["password"]); err != nil || string(p) != "the-right-one" {
+			t.Errorf("password after PATCH = %q, %v", p, err)
+		}
+	})
+	e.wantError(e.do(adminCred(), "PATCH", "/baremetal-hosts/sno1", map[string]any{
+		"credentials": map[string]string{"username": "root"}}), 400, "password")
+}
