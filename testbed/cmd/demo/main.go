@@ -29,7 +29,7 @@ func main() {
 	flag.StringVar(&o.rackbootd, "rackbootd", "bin/rackbootd", "the rackbootd binary to run (rackbootctl is taken from the same directory)")
 	flag.IntVar(&o.wave, "wave", 2, "how many VMs boot at once (each TCG VM takes most of a core while it boots)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (config, logs, VM disks and consoles) at the end")
-	flag.StringVar(&o.firmware, "firmware", "uefi", "VM firmware: uefi (the installed OS boots under OVMF only)")
+	flag.StringVar(&o.firmware, "firmware", "uefi", "VM firmware: uefi (the installed OS boots under OVMF only; bios is accepted and ignored)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
