@@ -17,7 +17,8 @@ import (
 type fsm struct {
 	mach     *engine.Machine
 	commands atomic.Uint64 // command entries applied since start
-	applied  *progress     // index of the last command or configuration applied (or restored)
+	applied  *progress     // index of the last command applied (or restored): the model's index
+	configs  *progress     // index of the last configuration entry applied
 	results  *waiters      // this node's forwarded writes
 	// onConfig, when set, is called with each committed configuration.
 	onConfig func(raft.Configuration)
@@ -29,7 +30,7 @@ var (
 )
 
 func newFSM(m *engine.Machine) *fsm {
-	return &fsm{mach: m, applied: newProgress(), results: newWaiters()}
+	return &fsm{mach: m, applied: newProgress(), configs: newProgress(), results: newWaiters()}
 }
 
 // Apply applies one committed command entry; the result is an
@@ -49,7 +50,7 @@ func (f *fsm) StoreConfiguration(index uint64, c raft.Configuration) {
 	if f.onConfig != nil {
 		f.onConfig(c)
 	}
-	f.applied.advance(index)
+	f.configs.advance(index)
 }
 
 // Snapshot clones the model; raft calls it in the FSM goroutine, so the

@@ -89,7 +89,7 @@ func (s *Store) changeMembers(ctx context.Context, req rpcRequest, local func() 
 	if err != nil {
 		return 0, err
 	}
-	if err := s.fsm.applied.wait(ctx, index); err != nil {
+	if err := s.fsm.configs.wait(ctx, index); err != nil {
 		return 0, fmt.Errorf("changed at index %d, not yet applied here: %w", index, err)
 	}
 	return index, nil

@@ -96,7 +96,13 @@ func TestMembershipWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	n4.st = st
+	deadline := time.Now().Add(60 * time.Second)
 	for n.Load() < 200 && !t.Failed() {
+		if time.Now().After(deadline) {
+			cancel()
+			wg.Wait()
+			t.Fatalf("only %d writes acknowledged within a minute", n.Load())
+		}
 		waitFor(10 * time.Millisecond)
 	}
 	cancel()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/rackboot/rackboot/engine"
 )
@@ -68,8 +69,12 @@ func TestFollowerFeeds(t *testing.T) {
 	if _, err := createIE(ctx, ld.st, 7); err != nil {
 		t.Fatal(err)
 	}
-	c := <-changes
-	if c.Kind != engine.KindInfraEnv || c.ID != uuid(7) {
-		t.Errorf("follower change %+v", c)
+	select {
+	case c := <-changes:
+		if c.Kind != engine.KindInfraEnv || c.ID != uuid(7) {
+			t.Errorf("follower change %+v", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no change on the follower's feed")
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 // readIndex confirms that this node leads and returns the index a
 // linearizable read must wait for (ReadIndex, as etcd calls it): the last
-// entry that changes the state (a command or a configuration) in this
-// leader's log as it stood before leadership was confirmed. Every write
+// command (the entries that change the model) in this leader's log as it
+// stood before leadership was confirmed. Every write
 // acknowledged before the call is in that log (leader completeness), so a
 // node that has applied up to the index reflects all of them. Confirming
 // takes a heartbeat round to a majority, no disk write.
@@ -27,17 +27,18 @@ func (s *Store) readIndex(ctx context.Context) (uint64, error) {
 	return s.lastStateIndex(last), nil
 }
 
-// lastStateIndex is the index of the last command or configuration entry
-// at or below last. Barriers and no-ops do not reach the FSM, so waiting
-// for their index would never end. An entry already compacted into a
-// snapshot is applied here: the applied index then answers.
+// lastStateIndex is the index of the last command at or below last: the
+// model's index once that command is applied (or restored from a snapshot
+// holding it). Other entries never raise the model's index, so waiting for
+// theirs could last until the next write. A command already compacted
+// into a snapshot is applied here: the applied index then answers.
 func (s *Store) lastStateIndex(last uint64) uint64 {
 	var l raft.Log
 	for i := last; i > 0; i-- {
 		if err := s.logs.GetLog(i, &l); err != nil {
 			return s.fsm.applied.get()
 		}
-		if l.Type == raft.LogCommand || l.Type == raft.LogConfiguration {
+		if l.Type == raft.LogCommand {
 			return i
 		}
 	}
