@@ -125,6 +125,14 @@ func (b *bench) search(ctx context.Context, client *netns.NS, name string) (dhcp
 	good, bad := 0, 0
 	for rate, refined := 1000, 0; rate > 0 && refined <= 2; {
 		st, err := b.perfdhcp(ctx, client, rate)
+		if err == nil && !st.ok {
+			// Other work on a shared machine only ever makes a server look
+			// slower: a failed step runs once more and the better counts.
+			var again dhcpStep
+			if again, err = b.perfdhcp(ctx, client, rate); err == nil && (again.ok || again.exchanges > st.exchanges) {
+				st = again
+			}
+		}
 		if err != nil {
 			return row, fmt.Errorf("%s: %w", name, err)
 		}

@@ -62,7 +62,7 @@ func (r *report) writesTable(b *strings.Builder) {
 func (r *report) dhcpTable(b *strings.Builder) {
 	fmt.Fprintf(b, "### DHCP\n\nperfdhcp `-4 -l eth0 -r RATE -R %d -p %d -W 500000 -s 42 -x t` from the client namespace "+
 		"(relay mode: answers by unicast); the rate doubles from 1,000/s until a run loses ≥ 1%% or completes < 90%% "+
-		"of the rate, then bisects twice. rackbootd: full mode, pool %s–%s, leases committed through raft before the ACK "+
+		"of the rate (a failed step runs once more and the better run counts), then bisects twice. rackbootd: full mode, pool %s–%s, leases committed through raft before the ACK "+
 		"(on 3 appliances: replicated to a majority). Kea: kea-dhcp4 with a memfile lease file (persist), run in the "+
 		"1-appliance rack's namespace with rackbootd stopped. State is kept across a server's steps.\n\n",
 		perfClients, int(r.opts.period.Seconds()), benchStart, benchEnd)
