@@ -212,8 +212,16 @@ func (s *Store) tlsTransport(rc *raft.Config) (raft.Transport, error) {
 		Admit: s.admit, Expect: s.expect, Log: s.cfg.Log, Now: s.cfg.Now,
 	})
 	s.pool = newPool(s.net)
+	// MaxRPCsInFlight 1 turns hashicorp/raft's pipelined replication off:
+	// when a follower answers a pipelined AppendEntries with a failure (a
+	// disk stall, a full disk) or a newer term, the pipeline's sender can
+	// block for good, so the leader never replicates to that follower
+	// again while its heartbeats go on, and Shutdown hangs
+	// (hashicorp/raft#612). Without it each AppendEntries waits for its
+	// answer, which batches no worse on a LAN.
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: s.net.Raft(), MaxPool: 3, Timeout: 10 * time.Second, Logger: rc.Logger,
+		MaxRPCsInFlight: 1,
 	}), nil
 }
 
