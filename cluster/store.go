@@ -284,18 +284,25 @@ func (s *Store) Close() error {
 		close(s.stop)
 		s.endLife()
 	}
+	var shutdown raft.Future
 	if s.raft != nil {
 		s.handOver()
-		errs = append(errs, s.raft.Shutdown().Error())
-		s.leader.close()
-		s.changes.close()
+		shutdown = s.raft.Shutdown()
 	}
+	// The transport closes before raft's goroutines are waited for, so
+	// that one blocked in an RPC to a stalled peer ends now rather than
+	// at the RPC's timeout.
 	if c, ok := s.trans.(interface{ Close() error }); ok {
 		errs = append(errs, c.Close())
 	}
 	if s.net != nil {
 		errs = append(errs, s.net.Close())
 		s.pool.close()
+	}
+	if shutdown != nil {
+		errs = append(errs, shutdown.Error())
+		s.leader.close()
+		s.changes.close()
 	}
 	s.wg.Wait()
 	if s.logs != nil {
