@@ -177,7 +177,12 @@ echo RACKBOOT-FIRSTBOOT-DONE
 	return b
 }
 
-// diskCopy copies the built image for one VM.
+// diskSize is the size of the VMs' disks: larger than the image, as a
+// host's disk is, so the image's backup GPT is not at the disk's end.
+const diskSize = 256 * mib
+
+// diskCopy copies the built image to the start of a diskSize disk file for
+// one VM, as the installer writes it to a host's disk.
 func diskCopy(t *testing.T, img Image, dir string) string {
 	t.Helper()
 	b, err := os.ReadFile(img.Path)
@@ -186,6 +191,9 @@ func diskCopy(t *testing.T, img Image, dir string) string {
 	}
 	path := filepath.Join(dir, "disk.img")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, diskSize); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -343,4 +351,53 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestFailedFirstBootRunsAgain: when an enabled unit fails, the first
+// boot is not recorded, and the next boot applies the config and runs the
+// units again.
+func TestFailedFirstBootRunsAgain(t *testing.T) {
+	requireVM(t)
+	img := builtImage(t)
+	b := newBed(t)
+	b.dhcp(t)
+	disk := diskCopy(t, img, b.dir)
+	cfg := `{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"fails.service","enabled":true,` +
+		`"contents":"[Service]\nType=oneshot\nExecStart=-/bin/false\nExecStart=/bin/sh -c 'echo RACKBOOT-TEST-RAN; exit 3'\n[Install]\nWantedBy=multi-user.target\n"}]}}`
+	if err := WriteIgnition(disk, []byte(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	vm := startVM(t, b, disk, qemu.BootDisk)
+	waitConsole(t, vm, `RACKBOOT-OS-READY`, 1, 5*time.Minute)
+	first := vm.Console()
+	for _, want := range []string{"RACKBOOT-TEST-RAN", "RACKBOOT-UNIT-FAILED fails.service rc=3", "RACKBOOT-ERROR first boot failed"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first boot console lacks %q", want)
+		}
+	}
+	if strings.Contains(first, "RACKBOOT-OS-FIRSTBOOT-RECORDED") {
+		t.Error("a failed first boot was recorded")
+	}
+	if err := vm.SystemReset(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	waitConsole(t, vm, `RACKBOOT-OS-READY`, 2, 5*time.Minute)
+	if second := vm.Console()[len(first):]; !strings.Contains(second, "RACKBOOT-UNIT-START fails.service") {
+		t.Errorf("the second boot did not run the first boot again:\n%s", qemu.Tail(second, 30))
+	}
+}
+
+// TestDiskThenNetworkBootsDisk: with the disk first in the boot order, an
+// installed disk boots without the firmware asking the network.
+func TestDiskThenNetworkBootsDisk(t *testing.T) {
+	requireVM(t)
+	img := builtImage(t)
+	b := newBed(t)
+	disk := diskCopy(t, img, b.dir)
+	vm := startVM(t, b, disk, qemu.BootDiskThenNetwork)
+	waitConsole(t, vm, `RACKBOOT-OS-BOOT`, 1, 5*time.Minute)
+	con := vm.Console()
+	if before := con[:strings.Index(con, "RACKBOOT-OS-BOOT")]; strings.Contains(before, "PXE") {
+		t.Errorf("the firmware tried the network before the disk:\n%s", qemu.Tail(before, 20))
+	}
 }
