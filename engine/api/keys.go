@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -56,12 +57,15 @@ func (k *keyAdmin) rotate(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return fmt.Errorf("rotate signing key: %w", engine.ErrNotLeader)
 	}
 	prev := k.s.keys.ActiveKID()
-	kid, err := k.s.keys.Rotate()
+	next, err := k.copyRing()
 	if err != nil {
 		return fmt.Errorf("rotate signing key: %w", err)
 	}
-	if err := engine.SaveKeyRing(ctx, k.s.store, k.s.keys); err != nil {
-		k.s.log.ErrorContext(ctx, "signing key rotated in memory but not stored", "kid", kid, "err", err)
+	kid, err := next.Rotate()
+	if err != nil {
+		return fmt.Errorf("rotate signing key: %w", err)
+	}
+	if err := k.store(ctx, next); err != nil {
 		return fmt.Errorf("rotate signing key: %w", err)
 	}
 	k.s.log.InfoContext(ctx, "signing key rotated", "kid", kid, "previous_kid", prev, "principal", p)
@@ -87,10 +91,7 @@ func (k *keyAdmin) retire(w http.ResponseWriter, r *http.Request, p auth.Princip
 	if err != nil {
 		return err
 	}
-	if err := engine.SaveKeyRing(ctx, k.s.store, next); err != nil {
-		return fmt.Errorf("retire signing key: %w", err)
-	}
-	if err := k.s.keys.Retire(kid); err != nil {
+	if err := k.store(ctx, next); err != nil {
 		return fmt.Errorf("retire signing key: %w", err)
 	}
 	k.s.log.InfoContext(ctx, "signing key retired", "kid", kid, "principal", p)
@@ -112,11 +113,7 @@ func (k *keyAdmin) without(kid string) (*auth.KeyRing, error) {
 	case !slices.Contains(k.s.keys.KIDs(), kid):
 		return nil, fmt.Errorf("%w: no signing key %q", ErrNotFound, clip(kid))
 	}
-	data, err := k.s.keys.Marshal()
-	if err != nil {
-		return nil, fmt.Errorf("retire signing key: %w", err)
-	}
-	next, err := auth.UnmarshalKeyRing(data)
+	next, err := k.copyRing()
 	if err != nil {
 		return nil, fmt.Errorf("retire signing key: %w", err)
 	}
@@ -133,4 +130,28 @@ func keyError(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	return fmt.Errorf("%w: %w", ErrConflict, err)
+}
+
+// copyRing returns a copy of the ring held, to change and store.
+func (k *keyAdmin) copyRing() (*auth.KeyRing, error) {
+	data, err := k.s.keys.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return auth.UnmarshalKeyRing(data)
+}
+
+// store writes next to the replicated state and then makes the ring held
+// equal to it. The ring held changes only after the write, so a failed
+// write changes nothing; engine.FollowKeyRing may have made the same change
+// already, which Replace repeats harmlessly.
+func (k *keyAdmin) store(ctx context.Context, next *auth.KeyRing) error {
+	if err := engine.SaveKeyRing(ctx, k.s.store, next); err != nil {
+		return err
+	}
+	data, err := next.Marshal()
+	if err != nil {
+		return err
+	}
+	return k.s.keys.Replace(data)
 }
