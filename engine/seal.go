@@ -75,6 +75,19 @@ func LoadOrCreateSealer(dataDir string) (*Sealer, error) {
 	return NewSealer(key)
 }
 
+// LoadSealer reads the sealing key at path (a rack's shared secrets.key):
+// it must exist, be private (0600) and hold 32 bytes.
+func LoadSealer(path string) (*Sealer, error) {
+	key, err := readSealKey(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist", ErrSealKey, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return NewSealer(key)
+}
+
 func readSealKey(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {

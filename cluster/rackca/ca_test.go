@@ -1,6 +1,7 @@
 package rackca
 
 import (
+	"bytes"
 	"crypto/x509"
 	"errors"
 	"os"
@@ -89,6 +90,18 @@ func TestInitLoadWriteNode(t *testing.T) {
 	id, err := LoadIdentity(filepath.Join(out, CACertFile), filepath.Join(out, NodeCertFile), filepath.Join(out, NodeKeyFile))
 	if err != nil || id.NodeID != "rb3" {
 		t.Fatalf("LoadIdentity: %v", err)
+	}
+	// Every node's directory carries the one rack secrets key, private.
+	rackKey, err := os.ReadFile(filepath.Join(dir, SecretsKeyFile))
+	if err != nil || len(rackKey) != 32 {
+		t.Fatalf("rack secrets.key: %d bytes, %v", len(rackKey), err)
+	}
+	nodeKey, err := os.ReadFile(filepath.Join(out, SecretsKeyFile))
+	if err != nil || !bytes.Equal(nodeKey, rackKey) {
+		t.Fatalf("node secrets.key differs from the rack's (%v)", err)
+	}
+	if fi, err := os.Stat(filepath.Join(out, SecretsKeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("node secrets.key: %v %v", fi, err)
 	}
 	if _, err := loaded.WriteNode(dir, "../x", now); !errors.Is(err, ErrNodeID) {
 		t.Errorf("node id ../x: %v", err)

@@ -1,6 +1,7 @@
 package rackca
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +17,10 @@ const (
 	CAKeyFile    = "ca.key"
 	NodeCertFile = "node.crt"
 	NodeKeyFile  = "node.key"
+	// SecretsKeyFile is the rack's secret-sealing key (32 random bytes,
+	// 0600): every appliance seals and opens BMC credentials with it, so
+	// any of them can drive the BMCs after a failover.
+	SecretsKeyFile = "secrets.key"
 )
 
 // ErrExists is returned instead of overwriting a CA or a node's files.
@@ -46,6 +51,13 @@ func Init(dir string, now time.Time) (*CA, error) {
 	if err := writeNew(filepath.Join(dir, CACertFile), ca.CertPEM(), 0o644); err != nil {
 		return nil, err
 	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("rackca: %w", err)
+	}
+	if err := writeNew(filepath.Join(dir, SecretsKeyFile), secret, 0o600); err != nil {
+		return nil, err
+	}
 	return ca, nil
 }
 
@@ -62,8 +74,9 @@ func Load(dir string) (*CA, error) {
 	return Parse(certPEM, keyPEM)
 }
 
-// WriteNode issues a certificate for node id and writes ca.crt, node.crt
-// and node.key (mode 0600) to <dir>/<id>/, which it returns. It refuses
+// WriteNode issues a certificate for node id and writes ca.crt, node.crt,
+// node.key (mode 0600) and the rack's secrets.key (0600, when dir has one)
+// to <dir>/<id>/, which it returns. It refuses
 // to replace a node's existing files.
 func (ca *CA) WriteNode(dir, id string, now time.Time) (string, error) {
 	if err := CheckNodeID(id); err != nil {
@@ -85,6 +98,13 @@ func (ca *CA) WriteNode(dir, id string, now time.Time) (string, error) {
 		data []byte
 		mode fs.FileMode
 	}{{NodeKeyFile, keyPEM, 0o600}, {NodeCertFile, certPEM, 0o644}, {CACertFile, ca.CertPEM(), 0o644}}
+	if secret, err := os.ReadFile(filepath.Join(dir, SecretsKeyFile)); err == nil {
+		files = append(files, struct {
+			name string
+			data []byte
+			mode fs.FileMode
+		}{SecretsKeyFile, secret, 0o600})
+	}
 	for _, f := range files {
 		if err := writeNew(filepath.Join(out, f.name), f.data, f.mode); err != nil {
 			return "", err

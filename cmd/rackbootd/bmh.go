@@ -22,7 +22,7 @@ type bmhParts struct {
 // API and builds the ISO server over the boot selector's configs. It runs
 // in newEngine, before the API is built.
 func (d *daemon) newBMH() error {
-	sealer, err := engine.LoadOrCreateSealer(d.cfg.Server.DataDir)
+	sealer, err := d.loadSealer()
 	if err != nil {
 		return fmt.Errorf("BMC credentials key: %w", err)
 	}
@@ -67,4 +67,18 @@ func (d *daemon) runBMH(ctx context.Context) {
 			ctl.Run(ctx)
 		})
 	}()
+}
+
+// loadSealer returns the sealer of BMC credentials: the rack's shared key
+// ([cluster] secrets_key) on a rack member, else this appliance's own key
+// in data_dir (created on first start). A rack member without the shared
+// key says that other appliances will not open what it seals.
+func (d *daemon) loadSealer() (*engine.Sealer, error) {
+	if cl := d.cfg.Cluster; cl != nil && cl.SecretsKey != "" {
+		return engine.LoadSealer(cl.SecretsKey)
+	}
+	if d.cfg.Cluster != nil {
+		d.log.Warn("BMC credentials are sealed with this appliance's own key: other appliances of the rack cannot open them after a failover; set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)")
+	}
+	return engine.LoadOrCreateSealer(d.cfg.Server.DataDir)
 }

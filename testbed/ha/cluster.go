@@ -90,10 +90,11 @@ bind = %q
 %sca = %q
 cert = %q
 key = %q
+secrets_key = %q
 vip = "%s/%d"
 vip_interface = "eth0"
 `, n.Name, n.RaftAddr(), boot, filepath.Join(certs, "ca.crt"), filepath.Join(certs, "node.crt"),
-		filepath.Join(certs, "node.key"), ServiceAddr, Prefix)
+		filepath.Join(certs, "node.key"), filepath.Join(certs, "secrets.key"), ServiceAddr, Prefix)
 }
 
 // Ctl runs rackbootctl in the client namespace against the service

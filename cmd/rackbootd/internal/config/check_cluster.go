@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,10 @@ type Cluster struct {
 	CA, Cert, Key string
 	// Identity is what CA, Cert and Key hold, checked at load.
 	Identity *rackca.Identity
+	// SecretsKey is the rack's secret-sealing key (secrets_key), shared by
+	// every appliance; "" when not given and the default file is absent
+	// (then the appliance seals with its own key in data_dir).
+	SecretsKey string
 	// VIP is the rack's service address (vip), held by the leader on
 	// VIPInterface (vip_interface); not valid when unset (check_vip.go).
 	VIP          netip.Prefix
@@ -46,6 +51,8 @@ type fileCluster struct {
 	CA        string   `toml:"ca"`
 	Cert      string   `toml:"cert"`
 	Key       string   `toml:"key"`
+	// SecretsKey is the rack's sealing key file (rackca.SecretsKeyFile).
+	SecretsKey string `toml:"secrets_key"`
 	// VIP and VIPInterface: check_vip.go.
 	VIP          string `toml:"vip"`
 	VIPInterface string `toml:"vip_interface"`
@@ -56,6 +63,7 @@ const (
 	defaultClusterCA   = "/etc/rackboot/cluster/ca.crt"
 	defaultClusterCert = "/etc/rackboot/cluster/node.crt"
 	defaultClusterKey  = "/etc/rackboot/cluster/node.key"
+	defaultSecretsKey  = "/etc/rackboot/cluster/secrets.key"
 	defaultClusterBind = ":8300"
 )
 
@@ -77,7 +85,21 @@ func (c *checker) cluster(f fileCluster) {
 	cl.Advertise = c.clusterAdvertise(f.Advertise, cl.Bind)
 	c.clusterPeers(f, cl)
 	c.clusterIdentity(f, cl)
+	c.clusterSecretsKey(f, cl)
 	c.clusterVIP(f, cl)
+}
+
+// clusterSecretsKey checks secrets_key: a file that must exist when given;
+// when not given, the default path is used if it exists.
+func (c *checker) clusterSecretsKey(f fileCluster, cl *Cluster) {
+	if f.SecretsKey == "" {
+		if _, err := os.Stat(defaultSecretsKey); err == nil {
+			cl.SecretsKey = defaultSecretsKey
+		}
+		return
+	}
+	cl.SecretsKey = c.path(f.SecretsKey)
+	c.exists("cluster.secrets_key", f.SecretsKey, cl.SecretsKey, false)
 }
 
 // clusterAdvertise is the address peers dial: advertise, else bind when

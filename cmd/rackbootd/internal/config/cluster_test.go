@@ -101,3 +101,30 @@ bootstrap = ["rb1@10.99.0.2:8300", "rb3@10.99.0.4:8300"]
 		}
 	}
 }
+
+// secrets_key names the rack's sealing key; a missing file is an error
+// with its position, like any other missing file.
+func TestClusterSecretsKey(t *testing.T) {
+	dir := t.TempDir()
+	name := clusterFile(t, dir, `node_id = "rb1"
+bind = "10.99.0.2:8300"
+bootstrap = ["rb1@10.99.0.2:8300"]
+secrets_key = "rack/rb1/secrets.key"
+`)
+	cfg, err := Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.Cluster.SecretsKey, filepath.Join(dir, "rack/rb1/secrets.key"); got != want {
+		t.Fatalf("secrets key %q, want %q", got, want)
+	}
+	name = clusterFile(t, t.TempDir(), `node_id = "rb1"
+bind = "10.99.0.2:8300"
+bootstrap = ["rb1@10.99.0.2:8300"]
+secrets_key = "rack/nowhere/secrets.key"
+`)
+	_, err = Load(name)
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `rackboot.toml:12:15: cluster.secrets_key "rack/nowhere/secrets.key" does not exist`) {
+		t.Fatalf("err = %v", err)
+	}
+}
