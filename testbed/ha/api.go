@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 )
@@ -20,6 +22,10 @@ const (
 	pullSecret = `{"auths":{"quay.io":{"auth":"dGVzdGJlZDpzZWtyaXQ=","email":"ops@example.com"}}}`
 	sshKey     = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOSXuCdeXfbIz7N1frVxVh7RLkDKcDLxqCJzgFHQE3s2 ops@testbed"
 )
+
+// ErrNotSent wraps the error of a request that never reached a server
+// (its connection could not be made): it certainly did nothing.
+var ErrNotSent = errors.New("ha testbed: request not sent")
 
 // API is an admin client of the rack's REST API from the client
 // namespace.
@@ -55,6 +61,10 @@ func (a *API) Do(ctx context.Context, base, method, path string, in, out any) (i
 	}
 	resp, err := a.http.Do(req)
 	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return 0, nil, fmt.Errorf("%w: %w", ErrNotSent, err)
+		}
 		return 0, nil, err
 	}
 	defer resp.Body.Close()

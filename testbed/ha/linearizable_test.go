@@ -12,8 +12,9 @@ import (
 // TestLinearizableUnderFaults records API operations of several clients
 // (PATCH and GET of infra-envs' additional NTP sources, each infra-env a
 // register) through the service address and every appliance's own
-// address while the leader is killed and restarted and then cut off and
-// plugged back; porcupine checks the history against a key-value register
+// address while the leader is killed and restarted, a leader is cut off
+// and plugged back, all three are killed and restarted, and a fourth is
+// added and a follower removed; porcupine checks the history against a key-value register
 // model: no acknowledged write lost, no read going back in time.
 func TestLinearizableUnderFaults(t *testing.T) {
 	requireE2E(t)
@@ -73,7 +74,8 @@ func TestLinearizableUnderFaults(t *testing.T) {
 }
 
 // faults runs the fault schedule: kill -9 the leader, restart it, cut the
-// new leader off, plug it back; workload phases in between.
+// new leader off, plug it back, kill all three and start them again, add a
+// fourth appliance, remove a follower; workload phases in between.
 func faults(t *testing.T, ctx context.Context, r *Rack, phase func(string, time.Duration)) {
 	t.Helper()
 	phase("steady", 3*time.Second)
@@ -104,4 +106,36 @@ func faults(t *testing.T, ctx context.Context, r *Rack, phase func(string, time.
 		t.Fatal(err)
 	}
 	phase("plugged back "+next.Name, 3*time.Second)
+	for _, n := range r.Nodes {
+		if err := n.Kill(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	phase("killed all three and started them again", 3*time.Second)
+	n3, err := r.AddNode(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n3.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Ctl(ctx, "cluster", "join", "--node-id", n3.Name, "--addr", n3.RaftAddr()); err != nil {
+		t.Fatal(err)
+	}
+	if err := n3.WaitHealthy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	phase("added "+n3.Name, 2*time.Second)
+	leader, err = r.Leader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := r.Nodes[(leader.Index+1)%3]
+	if _, err := r.Ctl(ctx, "cluster", "remove", gone.Name); err != nil {
+		t.Fatal(err)
+	}
+	phase("removed "+gone.Name, 3*time.Second)
 }

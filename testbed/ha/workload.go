@@ -2,6 +2,7 @@ package ha
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -72,13 +73,15 @@ func (w *Workload) client(ctx context.Context, id int) {
 	}
 }
 
-// write: 201 is acknowledged, 400 refused for certain; anything else
-// (no answer, 5xx, a timeout, the run's end) leaves it open.
+// write: 201 is acknowledged; 400, or a request that never reached a
+// server, refused for certain; anything else (no answer, 5xx, a timeout,
+// the run's end) leaves it open.
 func (w *Workload) write(ctx context.Context, client int, key, target, value string) {
 	call := w.Hist.Now()
-	code, _ := w.API.SetNTP(ctx, target, key, value)
+	code, err := w.API.SetNTP(ctx, target, key, value)
 	ret := w.Hist.Now()
-	w.Hist.Write(client, key, value, target, call, ret, code == http.StatusCreated, code != http.StatusBadRequest)
+	refused := code == http.StatusBadRequest || errors.Is(err, ErrNotSent)
+	w.Hist.Write(client, key, value, target, call, ret, code == http.StatusCreated, !refused)
 }
 
 // read records a GET that answered 200; others tell nothing.
