@@ -45,9 +45,16 @@ func BootScript(b Boot) ([]byte, error) {
 }
 
 // ExitScript renders the script for a machine that should boot from its own
-// disk: iPXE exits and the firmware falls through to the next boot device.
+// disk: iPXE exits with status 1 and the firmware boots the next boot
+// device. The status matters under UEFI: ipxe.efi returns the script's exit
+// status as its EFI status (0 as EFI_SUCCESS, anything else as an error,
+// also through a chain from /boot.ipxe), and EDK2's boot manager (OVMF)
+// tries the next Boot#### option only after an error; after EFI_SUCCESS it
+// stops and opens its boot manager menu instead of the disk. Under BIOS
+// iPXE returns to the BIOS whatever the status, which then boots the next
+// device. testbed/osimage's TestIPXEExitScriptFallsThroughToDisk* show both.
 func ExitScript() []byte {
-	return []byte("#!ipxe\nexit\n")
+	return []byte("#!ipxe\nexit 1\n")
 }
 
 // ChainScript renders the generic /boot.ipxe script, which any iPXE can load:
