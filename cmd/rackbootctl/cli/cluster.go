@@ -18,8 +18,9 @@ import (
 )
 
 // clusterUsage is the usage of the cluster verbs.
-const clusterUsage = `cluster init --dir D [--node-id N]...   create the rack CA in D (ca.crt, ca.key) and
-                                          issue each N's files in D/N/ (ca.crt node.crt node.key)
+const clusterUsage = `cluster init --dir D [--node-id N]...   create the rack CA in D (ca.crt, ca.key,
+                                          secrets.key) and issue each N's files in D/N/
+                                          (ca.crt node.crt node.key secrets.key)
   cluster issue --dir D --node-id N       issue a node's files with the CA in D (a new appliance)
   cluster status [-o table|json]          members, leader, term, commit/applied index, lag
   cluster join --node-id N --addr IP:PORT add a voter (the new appliance runs with its [cluster])
