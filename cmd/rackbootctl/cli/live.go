@@ -88,6 +88,7 @@ func (s *liveSink) draw() error {
 		return nil
 	}
 	t := output.Table{Header: output.Progress(nil).Header}
+	slices.SortStableFunc(s.order, func(a, b string) int { return strings.Compare(s.rows[a][0], s.rows[b][0]) }) // by host name
 	for _, id := range s.order {
 		t.Rows = append(t.Rows, s.rows[id])
 	}

@@ -238,7 +238,7 @@ func summary(ctx context.Context, bed *installbed.Bed, id string, vms []*install
 		step("where the time went (from rackbootd's events and the consoles)")
 		fmt.Print(tl.Markdown())
 	}
-	step(fmt.Sprintf("done in %s (power-on to installed, on %s)", time.Since(start).Round(time.Second), machine()))
+	step(fmt.Sprintf("done in %s (from the start of the demo to installed, on %s)", time.Since(start).Round(time.Second), machine()))
 	return nil
 }
 
