@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rackboot/rackboot/engine/auth"
 )
 
 // Names of the files under a CA directory. A node's files go to
@@ -21,7 +23,14 @@ const (
 	// 0600): every appliance seals and opens BMC credentials with it, so
 	// any of them can drive the BMCs after a failover.
 	SecretsKeyFile = "secrets.key"
+	// AdminTokenFile is the rack's admin token: every appliance takes the
+	// same one, so a client keeps working when the service address moves.
+	AdminTokenFile = "admin-token"
 )
+
+// rackFiles are the rack-wide secrets Init writes and WriteNode copies to
+// every node's directory.
+func rackFiles() []string { return []string{SecretsKeyFile, AdminTokenFile} }
 
 // ErrExists is returned instead of overwriting a CA or a node's files.
 var ErrExists = errors.New("rackca: already exists")
@@ -58,6 +67,13 @@ func Init(dir string, now time.Time) (*CA, error) {
 	if err := writeNew(filepath.Join(dir, SecretsKeyFile), secret, 0o600); err != nil {
 		return nil, err
 	}
+	tok, err := auth.NewAdminToken()
+	if err != nil {
+		return nil, fmt.Errorf("rackca: %w", err)
+	}
+	if err := writeNew(filepath.Join(dir, AdminTokenFile), []byte(tok+"\n"), 0o600); err != nil {
+		return nil, err
+	}
 	return ca, nil
 }
 
@@ -75,7 +91,8 @@ func Load(dir string) (*CA, error) {
 }
 
 // WriteNode issues a certificate for node id and writes ca.crt, node.crt,
-// node.key (mode 0600) and the rack's secrets.key (0600, when dir has one)
+// node.key (mode 0600) and the rack's secrets.key and admin-token (0600,
+// when dir has them)
 // to <dir>/<id>/, which it returns. It refuses
 // to replace a node's existing files.
 func (ca *CA) WriteNode(dir, id string, now time.Time) (string, error) {
@@ -98,12 +115,14 @@ func (ca *CA) WriteNode(dir, id string, now time.Time) (string, error) {
 		data []byte
 		mode fs.FileMode
 	}{{NodeKeyFile, keyPEM, 0o600}, {NodeCertFile, certPEM, 0o644}, {CACertFile, ca.CertPEM(), 0o644}}
-	if secret, err := os.ReadFile(filepath.Join(dir, SecretsKeyFile)); err == nil {
-		files = append(files, struct {
-			name string
-			data []byte
-			mode fs.FileMode
-		}{SecretsKeyFile, secret, 0o600})
+	for _, name := range rackFiles() {
+		if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			files = append(files, struct {
+				name string
+				data []byte
+				mode fs.FileMode
+			}{name, data, 0o600})
+		}
 	}
 	for _, f := range files {
 		if err := writeNew(filepath.Join(out, f.name), f.data, f.mode); err != nil {

@@ -52,7 +52,10 @@ bootstrap = %s
 ca = %q
 cert = %q
 key = %q
-`, d.httpAddr, id, addr, list, filepath.Join(out, "ca.crt"), filepath.Join(out, "node.crt"), filepath.Join(out, "node.key")))
+secrets_key = %q
+admin_token = %q
+`, d.httpAddr, id, addr, list, filepath.Join(out, "ca.crt"), filepath.Join(out, "node.crt"), filepath.Join(out, "node.key"),
+			filepath.Join(out, "secrets.key"), filepath.Join(out, "admin-token")))
 		d.start(nil)
 	}
 	for _, d := range ds {
@@ -123,6 +126,21 @@ func TestRackOfDaemons(t *testing.T) {
 	for _, d := range ds {
 		if code, b := d.admin("GET", "/api/assisted-install/v2/infra-envs/"+created.ID, nil); code != 200 {
 			t.Errorf("read on %s: %d %s", d.httpAddr, code, b)
+		}
+	}
+	// One admin token for the rack: the one in ds[0]'s data_dir (where the
+	// local rackbootctl reads it) opens every appliance's API.
+	tok := ds[0].adminToken()
+	for _, d := range ds {
+		req, _ := http.NewRequest("GET", "http://"+d.httpAddr+"/api/assisted-install/v2/infra-envs/"+created.ID, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the rack's admin token on %s: %s", d.httpAddr, resp.Status)
 		}
 	}
 	resp, err := http.Get("http://" + ds[0].httpAddr + "/api/rackboot/v1/cluster")

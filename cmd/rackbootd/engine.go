@@ -23,7 +23,7 @@ const keyRingTimeout = 60 * time.Second
 // selector (the boot chooser, with the profile catalog as fallback) and the
 // API handler.
 func (d *daemon) newEngine(ctx context.Context) error {
-	token, err := auth.LoadOrCreateAdminToken(d.cfg.Server.DataDir)
+	token, err := d.adminToken()
 	if err != nil {
 		return fmt.Errorf("admin token: %w", err)
 	}
@@ -110,4 +110,22 @@ func (d *daemon) runEngine(ctx context.Context) {
 func (d *daemon) mountAPI(mux *http.ServeMux) {
 	mux.Handle(api.BasePath+"/", d.api)
 	d.mountCluster(mux, d.apiOpts.AdminToken) // cluster.go
+}
+
+// adminToken is the rack's shared admin token ([cluster] admin_token),
+// installed in data_dir for the local rackbootctl, or else this
+// appliance's own token in data_dir (created on first start).
+func (d *daemon) adminToken() (string, error) {
+	cl := d.cfg.Cluster
+	if cl == nil || cl.AdminToken == "" {
+		return auth.LoadOrCreateAdminToken(d.cfg.Server.DataDir)
+	}
+	tok, err := auth.ReadAdminToken(cl.AdminToken)
+	if err != nil {
+		return "", err
+	}
+	if err := auth.InstallAdminToken(d.cfg.Server.DataDir, tok); err != nil {
+		return "", err
+	}
+	return tok, nil
 }

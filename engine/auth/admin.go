@@ -142,3 +142,39 @@ func TokenEqual(got, want string) bool {
 	w := sha256.Sum256([]byte(want))
 	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
 }
+
+// ReadAdminToken reads an admin token file written elsewhere (a rack's
+// shared admin-token), with the checks LoadOrCreateAdminToken applies.
+func ReadAdminToken(path string) (string, error) { return readAdminToken(path) }
+
+// InstallAdminToken makes <dataDir>/admin-token hold tok (0600, replaced
+// atomically), so that a rack member's local rackbootctl finds the rack's
+// token where it looks for it.
+func InstallAdminToken(dataDir, tok string) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	path := filepath.Join(dataDir, AdminTokenFile)
+	if cur, err := readAdminToken(path); err == nil && cur == tok {
+		return nil
+	}
+	tmp, err := os.CreateTemp(dataDir, "."+AdminTokenFile+".*")
+	if err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := tmp.Chmod(0o600); err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	if _, err := tmp.WriteString(tok + "\n"); err != nil {
+		return fmt.Errorf("admin token: writing: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("admin token: %w", err)
+	}
+	return syncDir(dataDir)
+}

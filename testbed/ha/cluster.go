@@ -56,17 +56,27 @@ func (r *Rack) issue(ctx context.Context, n *Node) error {
 	return nil
 }
 
-// seedToken gives n the rack's admin token, so that one token works
-// through any appliance.
+// seedToken learns the rack's admin token, which rackbootctl cluster init
+// wrote and n's [cluster] admin_token names (rackbootd installs it in its
+// data directory), so that one token works through any appliance.
+// A lone appliance gets a token written into its data directory.
 func (r *Rack) seedToken(n *Node) error {
-	if r.token == "" {
-		tok, err := auth.NewAdminToken()
-		if err != nil {
-			return err
+	if r.opts.Lone {
+		if r.token == "" {
+			tok, err := auth.NewAdminToken()
+			if err != nil {
+				return err
+			}
+			r.token = tok
 		}
-		r.token = tok
+		return os.WriteFile(filepath.Join(n.DataDir(), auth.AdminTokenFile), []byte(r.token+"\n"), 0o600)
 	}
-	return os.WriteFile(filepath.Join(n.DataDir(), auth.AdminTokenFile), []byte(r.token+"\n"), 0o600)
+	b, err := os.ReadFile(filepath.Join(r.opts.Dir, rackDir, n.Name, auth.AdminTokenFile))
+	if err != nil {
+		return fmt.Errorf("%w: the rack's admin token: %w", ErrRack, err)
+	}
+	r.token = strings.TrimSpace(string(b))
+	return nil
 }
 
 // Token is the rack's admin token.
@@ -91,10 +101,11 @@ bind = %q
 cert = %q
 key = %q
 secrets_key = %q
+admin_token = %q
 vip = "%s/%d"
 vip_interface = "eth0"
 `, n.Name, n.RaftAddr(), boot, filepath.Join(certs, "ca.crt"), filepath.Join(certs, "node.crt"),
-		filepath.Join(certs, "node.key"), filepath.Join(certs, "secrets.key"), ServiceAddr, Prefix)
+		filepath.Join(certs, "node.key"), filepath.Join(certs, "secrets.key"), filepath.Join(certs, "admin-token"), ServiceAddr, Prefix)
 }
 
 // Ctl runs rackbootctl in the client namespace against the service

@@ -173,13 +173,13 @@ func (r *Rack) AddNode(ctx context.Context) (*Node, error) {
 	if err := r.plug(ctx, n); err != nil {
 		return nil, err
 	}
-	if err := r.seedToken(n); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRack, err)
-	}
 	if !r.opts.Lone {
 		if err := r.issue(ctx, n); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.seedToken(n); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRack, err)
 	}
 	return n, r.WriteConfig(n)
 }

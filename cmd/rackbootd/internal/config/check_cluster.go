@@ -30,6 +30,9 @@ type Cluster struct {
 	// every appliance; "" when not given and the default file is absent
 	// (then the appliance seals with its own key in data_dir).
 	SecretsKey string
+	// AdminToken is the rack's shared admin token file (admin_token); ""
+	// like SecretsKey.
+	AdminToken string
 	// VIP is the rack's service address (vip), held by the leader on
 	// VIPInterface (vip_interface); not valid when unset (check_vip.go).
 	VIP          netip.Prefix
@@ -53,6 +56,7 @@ type fileCluster struct {
 	Key       string   `toml:"key"`
 	// SecretsKey is the rack's sealing key file (rackca.SecretsKeyFile).
 	SecretsKey string `toml:"secrets_key"`
+	AdminToken string `toml:"admin_token"`
 	// VIP and VIPInterface: check_vip.go.
 	VIP          string `toml:"vip"`
 	VIPInterface string `toml:"vip_interface"`
@@ -64,6 +68,7 @@ const (
 	defaultClusterCert = "/etc/rackboot/cluster/node.crt"
 	defaultClusterKey  = "/etc/rackboot/cluster/node.key"
 	defaultSecretsKey  = "/etc/rackboot/cluster/secrets.key"
+	defaultAdminToken  = "/etc/rackboot/cluster/admin-token"
 	defaultClusterBind = ":8300"
 )
 
@@ -89,17 +94,24 @@ func (c *checker) cluster(f fileCluster) {
 	c.clusterVIP(f, cl)
 }
 
-// clusterSecretsKey checks secrets_key: a file that must exist when given;
-// when not given, the default path is used if it exists.
+// clusterSecretsKey checks the rack's shared files, secrets_key and
+// admin_token: each must exist when given; when not given, its default
+// path is used if it exists.
 func (c *checker) clusterSecretsKey(f fileCluster, cl *Cluster) {
-	if f.SecretsKey == "" {
-		if _, err := os.Stat(defaultSecretsKey); err == nil {
-			cl.SecretsKey = defaultSecretsKey
+	cl.SecretsKey = c.rackFile("cluster.secrets_key", f.SecretsKey, defaultSecretsKey)
+	cl.AdminToken = c.rackFile("cluster.admin_token", f.AdminToken, defaultAdminToken)
+}
+
+func (c *checker) rackFile(key, written, def string) string {
+	if written == "" {
+		if _, err := os.Stat(def); err == nil {
+			return def
 		}
-		return
+		return ""
 	}
-	cl.SecretsKey = c.path(f.SecretsKey)
-	c.exists("cluster.secrets_key", f.SecretsKey, cl.SecretsKey, false)
+	path := c.path(written)
+	c.exists(key, written, path, false)
+	return path
 }
 
 // clusterAdvertise is the address peers dial: advertise, else bind when
