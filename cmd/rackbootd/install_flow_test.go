@@ -16,6 +16,7 @@ import (
 
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/ipxe"
 )
 
 // installImageSet is an image set that installs: the testbed's small-VM
@@ -152,7 +153,7 @@ func TestInstallThroughDaemon(t *testing.T) {
 		}
 	}
 	// The installed host boots from disk.
-	if body := d.get("/boot/52-54-00-12-34-01/script.ipxe"); body != "#!ipxe\nexit\n" {
+	if body := d.get("/boot/52-54-00-12-34-01/script.ipxe"); body != string(ipxe.ExitScript()) {
 		t.Errorf("installed host's script: %q", body)
 	}
 }

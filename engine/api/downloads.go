@@ -12,6 +12,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/ipxe"
 )
 
 // Files of downloads/files and iPXE script types, as upstream names them.
@@ -151,7 +152,8 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: infra-env %s", ErrNotFound, id)
 	}
 	if installed {
-		return []byte("#!ipxe\n# rackboot: host " + mac + " is installed, boot from disk\nexit\n"), nil
+		exit := strings.TrimPrefix(string(ipxe.ExitScript()), "#!ipxe\n")
+		return []byte("#!ipxe\n# rackboot: host " + mac + " is installed, boot from disk\n" + exit), nil
 	}
 	return []byte(fmt.Sprintf("#!ipxe\n# rackboot infra-env %s\nchain --autofree %s/boot/%s/script.ipxe\n", id, s.bootURL, hexhyp)), nil
 }

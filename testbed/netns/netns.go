@@ -135,7 +135,38 @@ func (ns *NS) AddVethToBridge(ctx context.Context, bridge string, peer *NS, peer
 			return err
 		}
 	}
-	return peer.IP(ctx, "link", "set", peerIf, "up")
+	if err := peer.IP(ctx, "link", "set", peerIf, "up"); err != nil {
+		return err
+	}
+	// Return once frames pass: both ends have carrier and the bridge port
+	// forwards. Right after "up" they may not yet, and a test's first
+	// packets (a 1 s ping, an ARP) would be lost on a loaded machine.
+	if err := peer.waitFor(ctx, peerIf, "operstate", "up"); err != nil {
+		return err
+	}
+	if err := ns.waitFor(ctx, a, "operstate", "up"); err != nil {
+		return err
+	}
+	return ns.waitFor(ctx, a, "brport/state", "3") // BR_STATE_FORWARDING
+}
+
+// waitFor polls /sys/class/net/<ifname>/<attr> inside ns until it reads
+// want, for up to 10 s.
+func (ns *NS) waitFor(ctx context.Context, ifname, attr, want string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var last string
+	for {
+		out, err := ns.Command(ctx, "cat", "/sys/class/net/"+ifname+"/"+attr).Output()
+		if last = strings.TrimSpace(string(out)); err == nil && last == want {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("netns %s: %s %s is %q, not %q: %w", ns.Name, ifname, attr, last, want, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Close deletes the namespace. Processes still running inside keep it alive
