@@ -55,7 +55,8 @@ func checkRequest(req *dhcpv4.DHCPv4) error {
 }
 
 // discover offers the client's address: its reservation, its previous
-// lease, the address it asks for, or the next free one.
+// lease, the address it asks for, the address already offered to it, or
+// the next free one.
 func (s *Server) discover(ctx context.Context, st *state, req *dhcpv4.DHCPv4) (*dhcpv4.DHCPv4, error) {
 	mac := req.ClientHWAddr
 	now := s.now()
@@ -78,6 +79,9 @@ func (s *Server) pick(st *state, req *dhcpv4.DHCPv4, now time.Time) (netip.Addr,
 	}
 	if want, ok := netip.AddrFromSlice(req.RequestedIPAddress().To4()); ok && inRanges(st.cfg.Ranges, want) && s.claim(st, want, mac, now, offerHold) {
 		return want, true
+	}
+	if ip, ok := s.heldFor(mac, now); ok && inRanges(st.cfg.Ranges, ip) && s.claim(st, ip, mac, now, offerHold) {
+		return ip, true // a retransmitted DISCOVER: the same offer again
 	}
 	return s.allocate(st, mac, now, offerHold)
 }

@@ -81,6 +81,25 @@ func TestFullModeLeases(t *testing.T) {
 	}
 }
 
+// A client retransmitting its DISCOVER (no answer seen yet, or a new
+// leader after a failover) is offered the same address each time, and the
+// pool keeps its other addresses for other clients.
+func TestRetransmittedDiscoverSameOffer(t *testing.T) {
+	cfg := testConfig()
+	cfg.Ranges = []Range{{netip.MustParseAddr("10.99.0.100"), netip.MustParseAddr("10.99.0.101")}}
+	s, _ := newTestServer(t, cfg, nil)
+	first := mustHandle(t, s, packet(t, dhcpv4.MessageTypeDiscover, macDynamic), false)
+	for range 5 {
+		again := mustHandle(t, s, packet(t, dhcpv4.MessageTypeDiscover, macDynamic), false)
+		if !again.YourIPAddr.Equal(first.YourIPAddr) {
+			t.Fatalf("retransmitted DISCOVER offered %v, first offer %v", again.YourIPAddr, first.YourIPAddr)
+		}
+	}
+	if ack := dora(t, s, macOther); ack.YourIPAddr.Equal(first.YourIPAddr) {
+		t.Fatalf("another client got the address held for the first: %v", ack.YourIPAddr)
+	}
+}
+
 func TestRequestCases(t *testing.T) {
 	cases := []struct {
 		name string

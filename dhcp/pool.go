@@ -10,9 +10,13 @@ import (
 // pool tracks addresses offered or being committed, which the lease store
 // does not know about yet, and where the next free-address search starts.
 type pool struct {
-	mu     sync.Mutex
-	held   map[netip.Addr]hold
-	cursor uint64
+	mu   sync.Mutex
+	held map[netip.Addr]hold
+	// offered is the address last held for each MAC, so that a client
+	// retransmitting its DISCOVER is offered the same address again
+	// (RFC 2131 4.3.1) instead of taking another from the pool.
+	offered map[string]netip.Addr
+	cursor  uint64
 	// full: a whole scan found nothing free; until then, new clients are
 	// turned away without another scan (a full /16 costs milliseconds).
 	full time.Time
@@ -54,8 +58,29 @@ func (s *Server) claim(st *state, ip netip.Addr, mac net.HardwareAddr, now time.
 	if !s.usable(st, ip, mac, now) {
 		return false
 	}
-	s.pool.held[ip] = hold{mac: string(mac), until: now.Add(d)}
+	s.pool.keep(ip, mac, now.Add(d))
 	return true
+}
+
+// keep holds ip for mac until until. Called with p.mu held.
+func (p *pool) keep(ip netip.Addr, mac net.HardwareAddr, until time.Time) {
+	p.held[ip] = hold{mac: string(mac), until: until}
+	p.offered[string(mac)] = ip
+}
+
+// heldFor returns the address held for mac, if its hold has not expired.
+func (s *Server) heldFor(mac net.HardwareAddr, now time.Time) (netip.Addr, bool) {
+	s.pool.mu.Lock()
+	defer s.pool.mu.Unlock()
+	ip, ok := s.pool.offered[string(mac)]
+	if !ok {
+		return netip.Addr{}, false
+	}
+	h, ok := s.pool.held[ip]
+	if !ok || h.mac != string(mac) || !now.Before(h.until) {
+		return netip.Addr{}, false
+	}
+	return ip, true
 }
 
 // unhold drops mac's hold on ip once the lease store knows the lease.
@@ -64,6 +89,9 @@ func (s *Server) unhold(ip netip.Addr, mac net.HardwareAddr) {
 	defer s.pool.mu.Unlock()
 	if h, ok := s.pool.held[ip]; ok && h.mac == string(mac) {
 		delete(s.pool.held, ip)
+	}
+	if s.pool.offered[string(mac)] == ip {
+		delete(s.pool.offered, string(mac))
 	}
 }
 
@@ -87,7 +115,7 @@ func (s *Server) allocate(st *state, mac net.HardwareAddr, now time.Time, d time
 		ip := rangesAt(st.cfg.Ranges, pos)
 		if s.usable(st, ip, mac, now) {
 			s.pool.cursor = pos + 1
-			s.pool.held[ip] = hold{mac: string(mac), until: now.Add(d)}
+			s.pool.keep(ip, mac, now.Add(d))
 			return ip, true
 		}
 	}
@@ -107,6 +135,9 @@ func (p *pool) expire(now time.Time) {
 	for ip, h := range p.held {
 		if !now.Before(h.until) {
 			delete(p.held, ip)
+			if p.offered[h.mac] == ip {
+				delete(p.offered, h.mac)
+			}
 		}
 	}
 }

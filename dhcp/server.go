@@ -101,6 +101,7 @@ func New(cfg Config, leases Leases, booter Booter, log *slog.Logger) (*Server, e
 	}
 	s := &Server{leases: leases, booter: booter, log: log, now: time.Now}
 	s.pool.held = map[netip.Addr]hold{}
+	s.pool.offered = map[string]netip.Addr{}
 	s.st.Store(st)
 	return s, nil
 }
