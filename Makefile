@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-agents package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents package deps check fuzz vet demo clean
 
 all: build
 
@@ -94,6 +94,11 @@ bench: build
 # nginx serving the same file (writes bench/diskimage/last.md).
 bench-diskimage: build
 	./bench/run.sh diskimage
+
+# Three appliances against one: replicated writes, DHCP against Kea, and
+# failover over 20 leader kills (as root; writes bench/ha/last.md).
+bench-ha: build
+	$(GO) run ./bench/ha -out bench/ha/last.md
 
 bench-agents: build
 	$(GO) run ./bench/agents -hosts 10000 -poll 3m -out bench/agents/last.md

@@ -34,10 +34,14 @@ if [ $# -eq 0 ]; then
 	printf '\n' >>docs/benchmarks.md
 	cat bench/diskimage/last.md >>docs/benchmarks.md
 fi
-# The agents benchmark of the discovery engine runs on its own
-# (make bench-agents, a few minutes); its last report, bench/agents/last.md,
-# is kept at the end of docs/benchmarks.md.
-if [ $# -eq 0 ] && [ -f bench/agents/last.md ]; then
-	printf '\n' >>docs/benchmarks.md
-	cat bench/agents/last.md >>docs/benchmarks.md
+# Benchmarks that run on their own keep their last report at the end of
+# docs/benchmarks.md: the agents of the discovery engine (make bench-agents),
+# the rack of three appliances (make bench-ha) and the installation times
+# the install tests record (make e2e-install e2e-full).
+if [ $# -eq 0 ]; then
+	for report in bench/agents/last.md bench/ha/last.md testbed/e2e/installbed/last.md; do
+		[ -f "$report" ] || continue
+		printf '\n' >>docs/benchmarks.md
+		cat "$report" >>docs/benchmarks.md
+	done
 fi
