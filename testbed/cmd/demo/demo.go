@@ -69,7 +69,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer log.Close()
-	step(fmt.Sprintf("starting rackbootd in a network namespace (br0 10.99.0.1/24, %d taps); its log: %s", len(nodes), log.Name()))
+	step(fmt.Sprintf("starting rackbootd in a network namespace (br0 10.99.0.1/24, a tap per VM); its log: %s", log.Name()))
 	bed, err := installbed.Start(ctx, installbed.Options{Rackbootd: daemon, Rackbootctl: ctl, Discovery: art, OS: img,
 		Nodes: nodes, Dir: work, Log: log})
 	if err != nil {
@@ -136,7 +136,7 @@ func demo(ctx context.Context, bed *installbed.Bed, o options, nodes []installbe
 	if err := show(ctx, bed, "get", "clusters"); err != nil {
 		return err
 	}
-	step(fmt.Sprintf("powering on %d VMs, %d at a time (OVMF, an empty virtio disk; boot order: disk, then network)", len(nodes), o.wave))
+	step(fmt.Sprintf("powering on %d VM(s), %d at a time (OVMF, an empty virtio disk; boot order: disk, then network)", len(nodes), o.wave))
 	vms, err := bed.BootWaves(ctx, nodes, o.wave, installbed.AgentStartRE, func(s string) { fmt.Println(s) })
 	if err != nil {
 		return err
