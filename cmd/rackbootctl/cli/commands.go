@@ -115,6 +115,9 @@ Commands:
   approve host ID
   patch host ID [--role master|worker|auto-assign] [--hostname H] [--installation-disk DISK-ID]
         [--ignition-override-file F | --clear-ignition-override]
+  patch cluster C --install-config-overrides-file F | --clear-install-config-overrides
+  get install-config C | get manifests C
+  create manifest --cluster C --file F [--folder manifests|openshift] [--name N]
   patch infra-env ID [--ssh-key-file F] [--pull-secret-file F] [--ntp-source S]
         [--ignition-override-file F] [--static-network-config F | --clear-static-network]
   bind host ID --cluster ID

@@ -30,6 +30,9 @@ func (l *listFlag) Set(s string) error {
 }
 
 func (a *app) create(ctx context.Context, args []string) error {
+	if len(args) > 0 && (args[0] == "manifest" || args[0] == "manifests") {
+		return a.createManifest(ctx, args[1:])
+	}
 	res, args, err := splitResource("create", args, resCluster, resInfraEnv)
 	if err != nil {
 		return err

@@ -33,6 +33,14 @@ type fetched struct {
 }
 
 func (a *app) get(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "install-config":
+			return a.getInstallConfig(ctx, args[1:])
+		case "manifest", "manifests":
+			return a.getManifests(ctx, args[1:])
+		}
+	}
 	res, args, err := splitResource("get", args, resCluster, resInfraEnv, resHost, resEvent)
 	if err != nil {
 		return err

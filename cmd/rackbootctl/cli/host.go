@@ -93,12 +93,15 @@ func (a *app) approve(ctx context.Context, args []string) error {
 }
 
 func (a *app) patch(ctx context.Context, args []string) error {
-	res, rest, err := splitResource("patch", args, resHost, resInfraEnv)
+	res, rest, err := splitResource("patch", args, resHost, resInfraEnv, resCluster)
 	if err != nil {
 		return err
 	}
-	if res == resInfraEnv {
+	switch res {
+	case resInfraEnv:
 		return a.patchInfraEnv(ctx, rest)
+	case resCluster:
+		return a.patchCluster(ctx, rest)
 	}
 	return a.patchHost(ctx, args)
 }

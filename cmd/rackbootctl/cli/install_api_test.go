@@ -83,3 +83,38 @@ func TestPatchHostIgnitionOverride(t *testing.T) {
 		t.Errorf("override after --clear-ignition-override: %q", h.IgnitionConfigOverrides)
 	}
 }
+
+// install-config overrides and custom manifests against the real API: an
+// override shows in get install-config, one that is not a JSON object is a
+// 400 and changes nothing; a manifest is listed after create.
+func TestInstallConfigAndManifests(t *testing.T) {
+	r := newRig(t)
+	ps := r.file("pull-secret.json", pullSecret)
+	r.ok("create", "cluster", "--name", "prod", "--version", "4.16", "--base-domain", "example.com",
+		"--sno", "--machine-network", "10.0.0.0/24", "--pull-secret-file", ps)
+	before := r.ok("get", "install-config", "prod")
+	if !strings.Contains(before, "baseDomain: example.com") || strings.Contains(before, c2VjcmV0) {
+		t.Errorf("get install-config:\n%s", before)
+	}
+	r.ok("patch", "cluster", "prod", "--install-config-overrides-file", r.file("ov.json", `{"fips":true}`))
+	if ic := r.ok("get", "install-config", "prod"); !strings.Contains(ic, "fips: true") {
+		t.Errorf("install-config after the override:\n%s", ic)
+	}
+	res := r.run("patch", "cluster", "prod", "--install-config-overrides-file", r.file("bad.json", `[1,2]`))
+	if res.code != cli.ExitError || !strings.Contains(res.stderr, "(HTTP 400)") {
+		t.Errorf("an override that is not an object: exit %d, %q", res.code, res.stderr)
+	}
+	if ic := r.ok("get", "install-config", "prod"); !strings.Contains(ic, "fips: true") {
+		t.Errorf("a refused override changed the install-config:\n%s", ic)
+	}
+	mf := r.file("50-chrony.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: chrony\n")
+	if out := r.ok("create", "manifest", "--cluster", "prod", "--file", mf, "--folder", "openshift"); out != "manifest/openshift/50-chrony.yaml created\n" {
+		t.Errorf("create manifest: %q", out)
+	}
+	if out := r.ok("get", "manifests", "prod"); !regexp.MustCompile(`(?m)^openshift +50-chrony.yaml$`).MatchString(out) {
+		t.Errorf("get manifests:\n%s", out)
+	}
+}
+
+// c2VjcmV0 is the start of the test pull secret's auth: never printed.
+const c2VjcmV0 = "c2VjcmV0LXVzZXI6"

@@ -103,3 +103,42 @@ func (c *Client) download(ctx context.Context, path, name string, w io.Writer) (
 	}
 	return n, nil
 }
+
+// Manifest is a custom manifest of a cluster (its content is not listed).
+type Manifest struct {
+	FileName string `json:"file_name"`
+	Folder   string `json:"folder"`
+}
+
+// ManifestCreateParams is the body of POST .../manifests: Content is the
+// manifest, base64-encoded.
+type ManifestCreateParams struct {
+	Content  string `json:"content"`
+	FileName string `json:"file_name"`
+	Folder   string `json:"folder,omitempty"`
+}
+
+// InstallConfig returns the cluster's install-config.yaml as rackboot
+// generates it (overrides applied).
+func (c *Client) InstallConfig(ctx context.Context, id string) (string, error) {
+	var out string
+	return out, c.call(ctx, http.MethodGet, "/clusters/"+pathID(id)+"/install-config", nil, nil, &out)
+}
+
+// UpdateInstallConfig sets the cluster's install-config overrides (a JSON
+// object, merged over the generated install-config; "" removes them).
+func (c *Client) UpdateInstallConfig(ctx context.Context, id, overrides string) error {
+	return c.call(ctx, http.MethodPatch, "/clusters/"+pathID(id)+"/install-config", nil, overrides, nil)
+}
+
+// ListManifests lists the cluster's custom manifests.
+func (c *Client) ListManifests(ctx context.Context, id string) ([]*Manifest, error) {
+	var out []*Manifest
+	return out, c.call(ctx, http.MethodGet, "/clusters/"+pathID(id)+"/manifests", nil, nil, &out)
+}
+
+// CreateManifest stores a custom manifest.
+func (c *Client) CreateManifest(ctx context.Context, id string, p ManifestCreateParams) (*Manifest, error) {
+	var out Manifest
+	return &out, c.call(ctx, http.MethodPost, "/clusters/"+pathID(id)+"/manifests", nil, p, &out)
+}
