@@ -75,9 +75,16 @@ func TestIPXEExitScriptFallsThroughToDiskUnderOVMF(t *testing.T) {
 	disk := diskCopy(t, img, b.dir)
 	start := time.Now()
 	vm := startExitVM(t, b, qemu.UEFI, disk)
-	waitConsole(t, vm, `RACKBOOT-OS-BOOT`, 1, 8*time.Minute)
+	// With "exit" (status 0) OVMF logs `starting Boot0000 "UiApp"` and
+	// shows its menu: stop waiting then.
+	waitConsole(t, vm, `RACKBOOT-OS-BOOT|starting Boot[0-9A-F]+ "UiApp"`, 1, 8*time.Minute)
+	con := vm.Console()
+	if !strings.Contains(con, "RACKBOOT-OS-BOOT") {
+		t.Fatalf("after iPXE OVMF opened its boot manager menu (UiApp) instead of the disk:\n%s",
+			qemu.Tail(con, 30))
+	}
 	t.Logf("power-on to RACKBOOT-OS-BOOT through iPXE's exit: %s", time.Since(start).Round(time.Second))
-	assertScriptRanBefore(t, vm.Console(), "RACKBOOT-OS-BOOT", "NBP filename is ipxe.efi")
+	assertScriptRanBefore(t, con, "RACKBOOT-OS-BOOT", "NBP filename is ipxe.efi")
 }
 
 // startExitVM starts a VM with its NIC first and disk second in the boot
