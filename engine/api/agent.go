@@ -157,7 +157,7 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 			return err
 		}
 	}
-	steps := models.Steps{Instructions: []*models.Step{}, NextInstructionSeconds: DefaultPollSeconds,
+	steps := models.Steps{Instructions: []*models.Step{}, NextInstructionSeconds: pollSeconds(h.Status),
 		PostStepAction: models.PostStepActionContinue}
 	if h.Status == models.HostStatusResetting {
 		// A reset host registers again and starts over in discovery.
@@ -312,4 +312,19 @@ func (s *server) acceptRegistration(clusterIDs ...string) error {
 		}
 	}
 	return nil
+}
+
+// InstallPollSeconds is the poll interval of a host whose installation is
+// being prepared or has started: its install step (and, for a BMH, the
+// controller's reset at Rebooting) should not wait for a 60 s poll.
+const InstallPollSeconds = 5
+
+// pollSeconds is the next_instruction_seconds for a host in status.
+func pollSeconds(status string) int64 {
+	switch status {
+	case models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful,
+		models.HostStatusInstalling, models.HostStatusInstallingInProgress:
+		return InstallPollSeconds
+	}
+	return DefaultPollSeconds
 }
