@@ -60,7 +60,7 @@ e2e-discovery: build
 # Redfish driver drives the BMC emulator in front of a VM, and the install
 # Ignition of boot/installer applied by the real Ignition binary.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./testbed/osimage
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./testbed/osimage
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs, and its
 # install step writing a VM's virtio disk.
