@@ -178,6 +178,11 @@ func assertInstalled(t *testing.T, bed *installbed.Bed, id string, vms []*instal
 		if !re.MatchString(out) {
 			t.Errorf("rackbootctl get hosts does not show %s installed, role %s, stage Done:\n%s", vm.Node.Name, roles[vm.Node.Name], out)
 		}
+		// The first boot reports Done from its first unit; the role
+		// config's unit and the end of the first boot come after.
+		if err := vm.AwaitCount(t.Context(), installbed.MarkerOSReady, 1, 2*time.Minute); err != nil {
+			t.Errorf("%s: the installed system's first boot did not end: %v", vm.Node.Name, err)
+		}
 		console := vm.Console()
 		for _, want := range []string{installbed.MarkerOSBoot, installbed.MarkerFirstBootDone,
 			installbed.MarkerRole + " " + roles[vm.Node.Name] + " " + vm.Node.Name} {

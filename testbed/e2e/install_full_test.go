@@ -126,6 +126,9 @@ func addDay2Worker(t *testing.T, ctx context.Context, bed *installbed.Bed, id st
 				models.HostStatusAddedToExistingCluster, models.HostKindAddToExistingClusterHost)
 		}
 	}
+	if err := vms[0].AwaitCount(ctx, installbed.MarkerOSReady, 1, 2*time.Minute); err != nil {
+		t.Errorf("day-2 worker %s: its first boot did not end: %v", n.Name, err)
+	}
 	console := vms[0].Console()
 	for _, want := range []string{installbed.MarkerFirstBootDone, installbed.MarkerRole + " worker " + n.Name} {
 		if !strings.Contains(console, want) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/image"
@@ -68,14 +69,14 @@ func assertUserConfigFiles(t *testing.T, bed *installbed.Bed, id string) {
 func assertBootsDiskAgain(t *testing.T, ctx context.Context, bed *installbed.Bed, id string, vm *installbed.VM) {
 	t.Helper()
 	agents, done := vm.Count(image.MarkerAgentStart), vm.Count(installbed.MarkerFirstBootDone)
+	reset := time.Now()
 	if err := vm.SystemReset(ctx); err != nil {
 		t.Fatalf("resetting %s: %v", vm.Node.Name, err)
 	}
 	if err := vm.AwaitCount(ctx, installbed.MarkerOSBoot, 2, installbed.BootLimit); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s: reset to the installed OS again in %s", vm.Node.Name,
-		vm.Seen(installbed.MarkerOSBoot, 1).Sub(vm.Seen(installbed.MarkerOSBoot, 0)).Round(1e9))
+	t.Logf("%s: reset to the installed OS again in %s", vm.Node.Name, time.Since(reset).Round(time.Second))
 	if err := vm.AwaitCount(ctx, installbed.MarkerOSReady, 2, installbed.BootLimit); err != nil {
 		t.Fatal(err)
 	}
