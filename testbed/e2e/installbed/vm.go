@@ -84,13 +84,14 @@ func (vm *VM) Seen(marker string, i int) time.Time {
 // Boot powers node n on: OVMF on q35, 2 CPUs as n says, its NIC on its tap
 // and a fresh sparse disk. The firmware tries the disk first, then the
 // network: the empty disk has nothing to boot, so the VM network-boots
-// discovery; once the OS is written it boots the disk. (Network first,
-// relying on the installed host's iPXE script saying exit, does not work
-// with Debian's ipxe.efi 1.0.0+git-20190125 under OVMF: after the script's
-// exit, with status 0 or 1, iPXE prints "No more network devices" and its
-// Ctrl-B banner again and never returns to the firmware. AssertExitScript
-// checks that script over HTTP instead.) A guest reboot restarts the
-// firmware. The VM runs until Close.
+// discovery; once the OS is written it boots the disk. (Network first
+// works too — the installed host's script, `exit 1`, makes OVMF go on to
+// the next boot option, as testbed/osimage's
+// TestIPXEExitScriptFallsThroughToDiskUnderOVMF shows — but OVMF then
+// tries its other network boot options first, about 100 s each under TCG,
+// so every installed reboot would cost minutes here. AssertExitScript
+// checks the script over HTTP.) A guest reboot restarts the firmware. The
+// VM runs until Close.
 func (b *Bed) Boot(ctx context.Context, n Node) (*VM, error) {
 	dir := filepath.Join(b.Dir, "vm-"+n.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
