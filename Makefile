@@ -109,8 +109,8 @@ package: build
 clean:
 	rm -rf $(BIN) dist
 
-# The main job, on one machine: rackbootd in a private namespace network-boots
-# a QEMU VM (FIRMWARE=bios|uefi), whose console shows its lease and config.ign.
-FIRMWARE ?= bios
+# The main job, on one machine: rackbootd in a private namespace, a cluster
+# of three control-plane VMs and a worker (DEMO=sno: one node) network-booted,
+# approved and installed with live progress bars (docs/demo.md).
 demo: deps build
-	$(GO) run ./testbed/cmd/demo -firmware $(FIRMWARE)
+	$(GO) run ./testbed/cmd/demo
