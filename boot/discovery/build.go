@@ -11,6 +11,7 @@ import (
 	"github.com/coreos/ignition/v2/config/v3_5/types"
 
 	"github.com/rackboot/rackboot/boot/ignition"
+	"github.com/rackboot/rackboot/boot/redact"
 	"github.com/rackboot/rackboot/boot/nmstate"
 )
 
@@ -28,7 +29,7 @@ type file struct {
 func Build(in Input) ([]byte, error) {
 	raw, err := build(in)
 	if err != nil {
-		return nil, scrub(err, in.secrets())
+		return nil, redact.Error(err, in.secrets())
 	}
 	return raw, nil
 }

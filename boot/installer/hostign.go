@@ -11,6 +11,7 @@ import (
 	"github.com/coreos/ignition/v2/config/v3_5/types"
 
 	"github.com/rackboot/rackboot/boot/ignition"
+	"github.com/rackboot/rackboot/boot/redact"
 	"github.com/rackboot/rackboot/ipxe"
 )
 
@@ -52,7 +53,7 @@ type file struct {
 func HostIgnition(role []byte, p HostParams) ([]byte, error) {
 	raw, err := hostIgnition(role, p)
 	if err != nil {
-		return nil, scrub(err, []string{p.FirstBoot.Token})
+		return nil, redact.Error(err, []string{p.FirstBoot.Token})
 	}
 	return raw, nil
 }

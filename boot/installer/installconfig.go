@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rackboot/rackboot/boot/redact"
 )
 
 // DefaultNetworkType is networking.networkType when the cluster names none.
@@ -80,7 +82,7 @@ type bootstrapInPlace struct {
 func InstallConfig(c Cluster) ([]byte, error) {
 	raw, err := installConfigYAML(c)
 	if err != nil {
-		return nil, scrub(err, []string{c.PullSecret})
+		return nil, redact.Error(err, []string{c.PullSecret})
 	}
 	return raw, nil
 }

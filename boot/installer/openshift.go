@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/rackboot/rackboot/boot/redact"
 )
 
 // Files openshift-install reads and writes in its --dir.
@@ -51,7 +53,7 @@ func NewOpenShiftInstall(binary, workDir string, log *slog.Logger) Generator {
 func (o openShiftInstall) Generate(ctx context.Context, c Cluster) (*Artifacts, error) {
 	a, err := o.generate(ctx, c)
 	if err != nil {
-		return nil, scrub(err, []string{c.PullSecret})
+		return nil, redact.Error(err, []string{c.PullSecret})
 	}
 	return a, nil
 }
@@ -105,8 +107,8 @@ func (o openShiftInstall) run(ctx context.Context, c Cluster, dir, target string
 	start := time.Now()
 	stderr, err := runCommand(ctx, o.binary, installerEnv(c, dir), "create", target, "--dir", dir)
 	if err != nil {
-		msg := oneLine(scrubText(stderr, []string{c.PullSecret}))
-		log.Warn("openshift-install failed", "err", scrub(err, []string{c.PullSecret}), "duration", time.Since(start))
+		msg := oneLine(redact.Text(stderr, []string{c.PullSecret}))
+		log.Warn("openshift-install failed", "err", redact.Error(err, []string{c.PullSecret}), "duration", time.Since(start))
 		if msg == "" {
 			return fmt.Errorf("%w: create %s: %w", ErrGenerator, target, err)
 		}

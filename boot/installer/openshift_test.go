@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rackboot/rackboot/boot/redact"
 )
 
 // fakeRun runs the fake openshift-install on c in a fresh work directory.
@@ -152,7 +154,7 @@ func TestOpenShiftInstallFailures(t *testing.T) {
 		want  error
 		texts []string
 	}{
-		{"fail-exit", nil, ErrGenerator, []string{"create ignition-configs", "exit status 3", "failed to fetch Master Ignition", Redacted}},
+		{"fail-exit", nil, ErrGenerator, []string{"create ignition-configs", "exit status 3", "failed to fetch Master Ignition", redact.Redacted}},
 		{"missing-output", nil, ErrGenerator, []string{"did not write auth/kubeconfig"}},
 		{"bad-ignition", nil, ErrRoleConfig, []string{"master.ign", "unsupported config version"}},
 		{"bad-folder", func(c *Cluster) { c.Manifests = []Manifest{{Folder: "etc", FileName: "x.yaml"}} }, ErrInvalidInput, []string{`folder "etc"`}},
