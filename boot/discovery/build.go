@@ -11,8 +11,8 @@ import (
 	"github.com/coreos/ignition/v2/config/v3_5/types"
 
 	"github.com/rackboot/rackboot/boot/ignition"
-	"github.com/rackboot/rackboot/boot/redact"
 	"github.com/rackboot/rackboot/boot/nmstate"
+	"github.com/rackboot/rackboot/boot/redact"
 )
 
 // file is one file of the discovery config.
