@@ -3,8 +3,6 @@ package httpbench
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -12,23 +10,34 @@ import (
 	"time"
 )
 
-// ErrSize is returned when a body's length differs from what was announced
-// or expected.
-var ErrSize = errors.New("httpbench: body has the wrong size")
+// Sentinel errors of a download whose body is not what was expected.
+var (
+	// ErrSize: a body's length differs from what was announced or expected.
+	ErrSize = errors.New("httpbench: body has the wrong size")
+	// ErrSum: a body's sha256 differs from Load.SHA256.
+	ErrSum = errors.New("httpbench: body has the wrong sha256")
+)
+
+// DefaultBlock is the read size when Load.Block is 0 (io.Discard would read
+// 8 KiB at a time, which costs the client more CPU than the servers it
+// measures).
+const DefaultBlock = 256 << 10
 
 // Load describes a load run: one goroutine per URL, all at once, each
 // downloading its URL Rounds times in a row.
 type Load struct {
 	URLs   []string
-	Size   int64 // expected body size; 0 accepts any size matching Content-Length
-	Rounds int
+	Size   int64  // expected body size; 0 accepts any size matching Content-Length
+	Rounds int    // downloads per URL; 0 means 1
+	SHA256 string // expected hex sha256 of every body; "" skips hashing
+	Block  int    // bytes per read; 0 means DefaultBlock
 }
 
 // Result is what a load run measured.
 type Result struct {
 	Downloads  int     `json:"downloads"`
 	Errors     int     `json:"errors"`
-	Bytes      int64   `json:"bytes"`
+	Bytes      int64   `json:"bytes"` // of the successful downloads
 	Seconds    float64 `json:"seconds"`
 	FirstError string  `json:"first_error,omitempty"`
 	// Durations of the successful downloads: median, 90th percentile and
@@ -41,6 +50,46 @@ type Result struct {
 // MiBps is the aggregate throughput in MiB/s.
 func (r Result) MiBps() float64 { return float64(r.Bytes) / (1 << 20) / r.Seconds }
 
+// MBps is the aggregate throughput in MB/s (10⁶ bytes), 0 for an empty run.
+func (r Result) MBps() float64 {
+	if r.Seconds <= 0 {
+		return 0
+	}
+	return float64(r.Bytes) / 1e6 / r.Seconds
+}
+
+// tally collects the downloads of a run from its goroutines.
+type tally struct {
+	mu   sync.Mutex
+	res  Result
+	took []float64
+}
+
+func (t *tally) record(n int64, d time.Duration, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil {
+		t.res.Errors++
+		if t.res.FirstError == "" {
+			t.res.FirstError = err.Error()
+		}
+		return
+	}
+	t.res.Downloads++
+	t.res.Bytes += n
+	t.took = append(t.took, d.Seconds())
+}
+
+// result is the tally with the run's duration and percentiles filled in.
+func (t *tally) result(d time.Duration) Result {
+	res := t.res
+	res.Seconds = d.Seconds()
+	if took := slices.Sorted(slices.Values(t.took)); len(took) > 0 {
+		res.P50, res.P90, res.Max = took[len(took)/2], took[len(took)*9/10], took[len(took)-1]
+	}
+	return res
+}
+
 // Run executes the load; it stops early when ctx ends.
 func (l Load) Run(ctx context.Context) Result {
 	client := &http.Client{Transport: &http.Transport{
@@ -49,83 +98,21 @@ func (l Load) Run(ctx context.Context) Result {
 		DisableCompression:  true,
 	}}
 	defer client.CloseIdleConnections()
+	rounds := max(l.Rounds, 1)
 	var (
-		mu  sync.Mutex
-		res Result
-		wg  sync.WaitGroup
+		t  tally
+		wg sync.WaitGroup
 	)
-	var took []float64
-	record := func(n int64, d time.Duration, err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			res.Errors++
-			if res.FirstError == "" {
-				res.FirstError = err.Error()
-			}
-			return
-		}
-		res.Downloads++
-		res.Bytes += n
-		took = append(took, d.Seconds())
-	}
 	start := time.Now()
 	for _, u := range l.URLs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < l.Rounds && ctx.Err() == nil; i++ {
+		wg.Go(func() {
+			for i := 0; i < rounds && ctx.Err() == nil; i++ {
 				t0 := time.Now()
 				n, err := l.fetch(ctx, client, u)
-				record(n, time.Since(t0), err)
+				t.record(n, time.Since(t0), err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	res.Seconds = time.Since(start).Seconds()
-	if len(took) > 0 {
-		slices.Sort(took)
-		res.P50, res.P90, res.Max = took[len(took)/2], took[len(took)*9/10], took[len(took)-1]
-	}
-	return res
-}
-
-func (l Load) fetch(ctx context.Context, c *http.Client, url string) (int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, fmt.Errorf("httpbench: %w", err)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("httpbench: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("httpbench: %s: %s", url, resp.Status)
-	}
-	n, err := drain(resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("httpbench: %s: %w", url, err)
-	}
-	if (resp.ContentLength >= 0 && n != resp.ContentLength) || (l.Size > 0 && n != l.Size) {
-		return n, fmt.Errorf("%w: %s: %d bytes (Content-Length %d, expected %d)", ErrSize, url, n, resp.ContentLength, l.Size)
-	}
-	return n, nil
-}
-
-// drain reads r to the end in large chunks (io.Discard would read 8 KiB at a
-// time, which costs the client more CPU than the servers it measures).
-func drain(r io.Reader) (int64, error) {
-	buf := make([]byte, 256<<10)
-	var total int64
-	for {
-		n, err := r.Read(buf)
-		total += int64(n)
-		if errors.Is(err, io.EOF) {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
+	return t.result(time.Since(start))
 }
