@@ -56,8 +56,7 @@ func TestBMCVirtualMediaAndPXE(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	p := startRackbootd(t, ctx, ns, writeBMCConfig(t, art, img, baseISO, dir))
-	c := rackbootClient(t, ns, dir)
+	_, p, c := startWithConfig(t, ctx, ns, dir, bmcConfig(t, art, img, baseISO, dir))
 	clusters, infraEnvs := map[string]string{}, map[string]string{}
 	for _, v := range bmhVMs {
 		clusters[v.name], infraEnvs[v.name] = createSNO(t, ctx, ns, c, dir, v.ie)
@@ -87,12 +86,13 @@ func TestBMCVirtualMediaAndPXE(t *testing.T) {
 	installBMHs(t, ctx, ns, c, bed, clusters, hosts)
 }
 
-// writeBMCConfig is rackbootd's config for the BMC test: full DHCP with a
-// reservation per VM, the discovery profile for PXE, and an image set with
-// the testbed thresholds, the discovery ISO for virtual media and the OS
-// disk image to install. No default infra-env: the BMHs' labels say which
-// infra-env a MAC boots.
-func writeBMCConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, dir string) string {
+// bmcConfig writes the user's role configs into dir/roles and returns
+// rackbootd's config for the BMC test: full DHCP with a reservation per
+// VM, the discovery profile for PXE, and an image set with the testbed
+// thresholds, the discovery ISO for virtual media and the OS disk image to
+// install. No default infra-env: the BMHs' labels say which infra-env a
+// MAC boots.
+func bmcConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, dir string) string {
 	t.Helper()
 	roleDir := filepath.Join(dir, "roles")
 	if err := os.MkdirAll(roleDir, 0o755); err != nil {
@@ -107,36 +107,11 @@ func writeBMCConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseIS
 			t.Fatal(err)
 		}
 	}
-	var res strings.Builder
+	var res []reservation
 	for _, v := range bmhVMs {
-		fmt.Fprintf(&res, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", v.mac, v.ip, v.name)
+		res = append(res, reservation{mac: v.mac, ip: v.ip, name: v.name})
 	}
-	th := testbedThresholds()
-	toml := fmt.Sprintf(`[server]
-data_dir = %q
-advertise = "10.99.0.1"
-http_listen = "10.99.0.1:8080"
-log_level = "debug"
-
-[dhcp]
-mode = "full"
-interfaces = ["br0"]
-subnet = "10.99.0.0/24"
-range = ["10.99.0.100", "10.99.0.200"]
-router = "10.99.0.1"
-dns = ["10.99.0.1"]
-lease_time = "1h"
-%s
-[tftp]
-listen = ":69"
-root = "/usr/lib/ipxe"
-
-[[profile]]
-name = "discovery"
-kernel = %q
-initrd = %q
-cmdline = "console=ttyS0"
-
+	return discoveryConfigHead(dir, art, res) + fmt.Sprintf(`
 [engine]
 monitor_interval = "2s"
 install_timeout = %q
@@ -153,23 +128,10 @@ disk_image = %q
 disk_image_sha256 = %q
 generator = "user-configs"
 role_ignition_dir = %q
-[image_set.thresholds]
-profile = %q
-master = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
-worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
-single_node = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
-
+%s
 [api]
 admin_remote = true
-`, filepath.Join(dir, "state"), res.String(), art.Kernel, art.Initrd, installbed.InstallTimeout, baseISO,
-		img.Path, img.SHA256, roleDir, th.Profile,
-		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB, th.Worker.CPUCores, th.Worker.MemoryMiB, th.Worker.DiskGB,
-		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB) // a single node: the master's
-	path := filepath.Join(dir, "rackboot.toml")
-	if err := os.WriteFile(path, []byte(toml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+`, installbed.InstallTimeout, baseISO, img.Path, img.SHA256, roleDir, thresholdsTOML(testbedThresholds(), true))
 }
 
 // ctl runs rackbootctl inside ns as the admin and returns its output.

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine/api"
-	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
 )
@@ -18,82 +16,6 @@ import (
 // discoveryInfraEnv is the infra-env the test creates and rackbootd boots
 // unknown MACs into (its default infra-env).
 const discoveryInfraEnv = "testbed"
-
-// writeDiscoveryConfig writes the rackbootd config of the discovery test:
-// full DHCP with a reservation (address and hostname) per discoHost, the
-// discovery image as the default profile, "testbed" as the default
-// infra-env, and an image set booting it with the testbed-small-vms
-// thresholds ([engine] keeps upstream's minimums).
-func writeDiscoveryConfig(t *testing.T, art image.Artifacts, dir string) string {
-	t.Helper()
-	var res strings.Builder
-	for _, h := range discoHosts {
-		fmt.Fprintf(&res, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", h.mac, h.ip, h.name)
-	}
-	th := testbedThresholds()
-	toml := fmt.Sprintf(`[server]
-data_dir = %q
-advertise = "10.99.0.1"
-http_listen = "10.99.0.1:8080"
-log_level = "debug"
-
-[dhcp]
-mode = "full"
-interfaces = ["br0"]
-subnet = "10.99.0.0/24"
-range = ["10.99.0.100", "10.99.0.200"]
-router = "10.99.0.1"
-dns = ["10.99.0.1"]
-lease_time = "1h"
-%s
-[tftp]
-listen = ":69"
-root = "/usr/lib/ipxe"
-
-[[profile]]
-name = "discovery"
-kernel = %q
-initrd = %q
-cmdline = "console=ttyS0"
-
-[engine]
-default_infra_env = %q
-default_profile = "discovery"
-monitor_interval = "5s"
-
-# The VMs' infra-env (x86_64) boots this image set, so its hosts are
-# validated against its thresholds.
-[[image_set]]
-name = "testbed"
-cpu_arch = "x86_64"
-profile = "discovery"
-[image_set.thresholds]
-profile = %q
-master = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
-worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
-
-# The test's API client is inside the namespace, not on loopback.
-[api]
-admin_remote = true
-`, filepath.Join(dir, "state"), res.String(), art.Kernel, art.Initrd, discoveryInfraEnv, th.Profile,
-		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB, th.Worker.CPUCores, th.Worker.MemoryMiB, th.Worker.DiskGB)
-	path := filepath.Join(dir, "rackboot.toml")
-	if err := os.WriteFile(path, []byte(toml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// rackbootClient is the admin API client of a rackbootd whose data_dir is
-// dir/state (the token is the admin-token file it created).
-func rackbootClient(t *testing.T, ns *netns.NS, dir string) *apiClient {
-	t.Helper()
-	tok, err := os.ReadFile(filepath.Join(dir, "state", "admin-token"))
-	if err != nil {
-		t.Fatalf("rackbootd's admin token: %v", err)
-	}
-	return &apiClient{t: t, http: nsHTTPClient(ns), base: "http://" + serverIP + ":8080" + api.BasePath, token: strings.TrimSpace(string(tok))}
-}
 
 // TestDiscoveryFromRackbootd: three VMs (two SeaBIOS, one OVMF) network-boot
 // the discovery image from rackbootd, register with its REST API with
@@ -108,9 +30,7 @@ func TestDiscoveryFromRackbootd(t *testing.T) {
 	ns := newSegment(t, ctx)
 	addTaps(t, ctx, ns)
 	dir := t.TempDir()
-	cfg := writeDiscoveryConfig(t, art, dir)
-	p := startRackbootd(t, ctx, ns, cfg)
-	c := rackbootClient(t, ns, dir)
+	cfg, p, c := startWithConfig(t, ctx, ns, dir, discoveryConfig(art, dir))
 	createInfraEnvNamed(c, discoveryInfraEnv)
 	ie := infraEnvByName(c, discoveryInfraEnv)
 
