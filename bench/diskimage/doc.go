@@ -12,8 +12,9 @@
 // rackbootd ÷ nginx (target ≥ 0.8).
 //
 // It uses bench/'s topology: servers in one network namespace, the load
-// generator (this binary re-executed with the "load" subcommand) in another,
-// joined by a veth pair; nothing leaves the pair. Needs root. bench/run.sh
+// generator (this binary re-executed as bench/internal/httpbench's load-http
+// subcommand) in another, joined by a veth pair; nothing leaves the pair.
+// Needs root. bench/run.sh
 // runs it (`./bench/run.sh diskimage` alone) and keeps its last report,
 // bench/diskimage/last.md, in docs/benchmarks.md.
 package main

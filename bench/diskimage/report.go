@@ -3,15 +3,17 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/rackboot/rackboot/bench/internal/harness"
+	"github.com/rackboot/rackboot/bench/internal/httpbench"
 )
 
 // run is one measured load against one server.
 type run struct {
-	Result
+	httpbench.Result
 	cpu time.Duration // server CPU time during the load
 }
 
@@ -41,11 +43,11 @@ type report struct {
 }
 
 func newReport(o options, img image) *report {
-	return &report{o: o, img: img, date: time.Now().UTC(), load: [2]string{loadAvg()},
+	return &report{o: o, img: img, date: time.Now().UTC(), load: [2]string{harness.LoadAvg()},
 		rows: []*row{{server: "rackbootd"}, {server: "nginx"}}}
 }
 
-func (r *report) finish() { r.load[1] = loadAvg() }
+func (r *report) finish() { r.load[1] = harness.LoadAvg() }
 
 // route says how rackbootd sent the image.
 func (r *report) route() string {
@@ -71,7 +73,7 @@ func (r *report) write(w io.Writer) error {
 	o := r.o
 	fmt.Fprintf(&b, "## Disk image streaming: %d installing hosts at once\n\n", o.clients)
 	fmt.Fprintf(&b, "`%s` (%s UTC; %d CPUs, load average %s at the start, %s at the end; %s).\n\n",
-		o.command, r.date.Format("2006-01-02 15:04"), runtime.NumCPU(), r.load[0], r.load[1], runtime.Version())
+		o.Command, r.date.Format("2006-01-02 15:04"), runtime.NumCPU(), r.load[0], r.load[1], runtime.Version())
 	hashing := "streams the body through sha256 and checks the sum, as rackboot-agent's install step does (without the disk write)"
 	if !o.hash {
 		hashing = "discards the body (no hashing)"
@@ -126,16 +128,4 @@ func (r *report) write(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }

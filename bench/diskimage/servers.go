@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackboot/rackboot/bench/internal/harness"
+	"github.com/rackboot/rackboot/bench/internal/httpbench"
 	"github.com/rackboot/rackboot/bench/internal/peers"
 	"github.com/rackboot/rackboot/bench/internal/proc"
 	"github.com/rackboot/rackboot/bench/internal/topo"
@@ -77,7 +78,7 @@ const (
 
 func servers(o options, img image) []server {
 	work := filepath.Dir(img.dir)
-	rb := peers.Rackbootd{Bin: o.rackbootd, DHCPMode: "off", TFTPRoot: filepath.Join(work, "tftproot"),
+	rb := peers.Rackbootd{Bin: o.Rackbootd, DHCPMode: "off", TFTPRoot: filepath.Join(work, "tftproot"),
 		Kernel: img.path, Initrd: filepath.Join(work, "initrd.img"), Ignition: filepath.Join(work, "bench.ign")}
 	return []server{{
 		name: "rackbootd",
@@ -132,7 +133,7 @@ func bench(ctx context.Context, pair *topo.Pair, o options, img image, rep *repo
 // measure starts s, checks one full download, waits for a quiet machine,
 // and runs the load once.
 func measure(ctx context.Context, pair *topo.Pair, o options, img image, s server, rep *report) (run, error) {
-	dir, err := os.MkdirTemp(o.workDir, s.name+"-")
+	dir, err := o.Subdir(s.name)
 	if err != nil {
 		return run{}, err
 	}
@@ -142,12 +143,8 @@ func measure(ctx context.Context, pair *topo.Pair, o options, img image, s serve
 	}
 	defer p.Stop()
 	urls := s.urls(o.clients)
-	sum := img.sha256
-	if !o.hash {
-		sum = ""
-	}
 	err = p.WaitReady(ctx, 30*time.Second, func(ctx context.Context) error {
-		r, err := load(ctx, pair, dir, urls[:1], img.size, img.sha256)
+		r, err := load(ctx, pair, dir, download(urls[:1], img, true))
 		if err == nil && r.Downloads != 1 {
 			err = errors.New(r.FirstError)
 		}
@@ -156,38 +153,38 @@ func measure(ctx context.Context, pair *topo.Pair, o options, img image, s serve
 	if err != nil {
 		return run{}, err
 	}
-	if _, quiet := proc.WaitQuiet(ctx, 0.3, o.quietWait); !quiet {
+	if _, quiet := proc.WaitQuiet(ctx, 0.3, o.QuietWait); !quiet {
 		rep.busyRuns++
 	}
 	cpu0 := p.CPU()
-	r, err := load(ctx, pair, dir, urls, img.size, sum)
+	r, err := load(ctx, pair, dir, download(urls, img, o.hash))
 	if err == nil && r.Errors > 0 {
 		err = fmt.Errorf("%d of %d downloads failed: %s", r.Errors, len(urls), r.FirstError)
 	}
 	return run{Result: r, cpu: p.CPU() - cpu0}, err
 }
 
+// download is what every simulated installing host does: fetch the image
+// once in 1 MiB reads (the install step's block size) and, with check,
+// stream it through sha256 and compare the sum (the install step also writes
+// it to disk: not measured here).
+func download(urls []string, img image, check bool) httpbench.Load {
+	l := httpbench.Load{URLs: urls, Size: img.size, Rounds: 1, Block: 1 << 20}
+	if check {
+		l.SHA256 = img.sha256
+	}
+	return l
+}
+
 // load runs the load generator in the client namespace.
-func load(ctx context.Context, pair *topo.Pair, dir string, urls []string, size int64, sum string) (Result, error) {
-	list := filepath.Join(dir, "urls.txt")
-	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
-		return Result{}, err
-	}
-	exe, err := os.Executable()
+func load(ctx context.Context, pair *topo.Pair, dir string, l httpbench.Load) (httpbench.Result, error) {
+	var r httpbench.Result
+	args, err := l.Args(dir, 10*time.Minute)
 	if err != nil {
-		return Result{}, err
+		return r, err
 	}
-	cmd := pair.Client.Command(ctx, exe, "load", "-urls", list, "-size", fmt.Sprint(size), "-sha256", sum)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return Result{}, fmt.Errorf("load generator: %w", err)
-	}
-	var r Result
-	if err := json.Unmarshal(out, &r); err != nil {
-		return r, fmt.Errorf("load generator: %w: %q", err, out)
-	}
-	return r, nil
+	err = harness.Spawn(ctx, pair.Client, &r, args...)
+	return r, err
 }
 
 // startRackbootd starts rackbootd with bench/'s configuration plus, for
