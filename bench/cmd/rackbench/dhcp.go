@@ -20,7 +20,7 @@ func benchDHCP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 		StartRate: 1000,
 		MaxRate:   64000,
 		Refine:    3,
-		WorkDir:   o.workDir,
+		WorkDir:   o.Work,
 		Retry:     !o.quick,
 		Gate:      o.gate,
 	}

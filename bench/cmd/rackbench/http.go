@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/rackboot/rackboot/bench/internal/harness"
 	"github.com/rackboot/rackboot/bench/internal/httpbench"
 	"github.com/rackboot/rackboot/bench/internal/peers"
 	"github.com/rackboot/rackboot/bench/internal/proc"
@@ -91,7 +90,7 @@ func mergeHTTP(row *report.HTTPRow, run report.HTTPRow) {
 
 func httpRackbootd(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a assets, rounds int) (report.HTTPRow, error) {
 	row := report.HTTPRow{Server: "rackbootd"}
-	dir, err := workSubdir(o, "http-rackbootd")
+	dir, err := o.Subdir("http-rackbootd")
 	if err != nil {
 		return row, err
 	}
@@ -121,7 +120,7 @@ func httpRackbootd(ctx context.Context, pair *topo.Pair, o options, rb rackbootd
 
 func httpNginx(ctx context.Context, pair *topo.Pair, o options, size int64, rounds int) (report.HTTPRow, error) {
 	row := report.HTTPRow{Server: "nginx", BodyBytes: size}
-	dir, err := workSubdir(o, "http-nginx")
+	dir, err := o.Subdir("http-nginx")
 	if err != nil {
 		return row, err
 	}
@@ -171,13 +170,12 @@ func httpWarmup(ctx context.Context, pair *topo.Pair, p *proc.Proc, dir, url str
 }
 
 func httpLoad(ctx context.Context, pair *topo.Pair, dir string, urls []string, size int64, rounds int) (httpbench.Result, error) {
-	list := filepath.Join(dir, "urls.txt")
-	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
-		return httpbench.Result{}, err
-	}
 	var r httpbench.Result
-	err := load(ctx, pair.Client, &r, "load-http", "-urls", list,
-		"-size", strconv.FormatInt(size, 10), "-rounds", strconv.Itoa(rounds), "-timeout", "5m")
+	args, err := httpbench.Load{URLs: urls, Size: size, Rounds: rounds}.Args(dir, 5*time.Minute)
+	if err != nil {
+		return r, err
+	}
+	err = harness.Spawn(ctx, pair.Client, &r, args...)
 	return r, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackboot/rackboot/bench/internal/harness"
 	"github.com/rackboot/rackboot/bench/internal/peers"
 	"github.com/rackboot/rackboot/bench/internal/report"
 )
@@ -25,7 +26,7 @@ func machine(ctx context.Context, command, workDir string) report.Machine {
 		OS:       strings.Trim(firstField("/etc/os-release", "PRETTY_NAME="), `"`) + " (" + strings.TrimSpace(readFile("/etc/debian_version")) + ")",
 		Go:       runtime.Version(),
 		Packages: map[string]string{},
-		LoadAvg:  [2]string{loadAvg()},
+		LoadAvg:  [2]string{harness.LoadAvg()},
 	}
 	if kb, err := strconv.ParseInt(strings.Fields(firstField("/proc/meminfo", "MemTotal") + " 0")[0], 10, 64); err == nil {
 		m.MemTotal = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
@@ -67,16 +68,6 @@ func firstField(path, key string) string {
 		return strings.TrimSpace(v)
 	}
 	return "unknown"
-}
-
-// loadAvg is the first three fields of /proc/loadavg: other work on the
-// machine during a run shows up here.
-func loadAvg() string {
-	f := strings.Fields(readFile("/proc/loadavg"))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // busy reports whether a load average line says other work competed for

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackboot/rackboot/bench/internal/harness"
 	"github.com/rackboot/rackboot/bench/internal/peers"
 	"github.com/rackboot/rackboot/bench/internal/proc"
 	"github.com/rackboot/rackboot/bench/internal/report"
@@ -82,7 +83,7 @@ func benchTFTP(ctx context.Context, pair *topo.Pair, o options, rb rackbootd, a 
 }
 
 func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start starter, l tftpbench.Load) (tftpbench.Result, time.Duration, error) {
-	dir, err := workSubdir(o, "tftp-"+strings.Fields(name)[0])
+	dir, err := o.Subdir("tftp-" + strings.Fields(name)[0])
 	if err != nil {
 		return tftpbench.Result{}, 0, err
 	}
@@ -96,7 +97,7 @@ func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start
 	probe.Workers, probe.PerWorker = 1, 1
 	if err := p.WaitReady(ctx, 20*time.Second, func(ctx context.Context) error {
 		var r tftpbench.Result
-		if err := load(ctx, pair.Client, &r, tftpArgs(probe, 3*time.Second)...); err != nil {
+		if err := harness.Spawn(ctx, pair.Client, &r, tftpArgs(probe, 3*time.Second)...); err != nil {
 			return err
 		}
 		if r.Transfers != 1 {
@@ -108,7 +109,7 @@ func tftpOne(ctx context.Context, pair *topo.Pair, o options, name string, start
 	}
 	var r tftpbench.Result
 	cpu0 := p.CPU()
-	err = load(ctx, pair.Client, &r, tftpArgs(l, 5*time.Minute)...)
+	err = harness.Spawn(ctx, pair.Client, &r, tftpArgs(l, 5*time.Minute)...)
 	cpu := p.CPU() - cpu0
 	fmt.Printf("tftp %s: %d transfers, %d errors, %.2f s, %.1f MiB/s, %.1f transfers/s, server CPU %v\n",
 		name, r.Transfers, r.Errors, r.Seconds, r.MiBps(), r.PerSecond(), cpu)
