@@ -16,6 +16,9 @@
 // fetch and files stages and then runs the agent until the machine is
 // switched off. testbed/README.md says why and how.
 //
+// AppendLayer puts a test's own files (its /init, a binary) on top of a
+// built initrd as one more cpio, as rackbootd appends config.ign.
+//
 // Build caches its results by content under a cache directory, so a second
 // build with the same kernel package, busybox and scripts does no work.
 package image

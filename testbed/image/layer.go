@@ -1,0 +1,44 @@
+package image
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/cavaliergopher/cpio"
+)
+
+// LayerFile is one regular file of an initrd layer.
+type LayerFile struct {
+	Name string      // path in the archive, without a leading slash ("init")
+	Data []byte      // contents
+	Perm fs.FileMode // permission bits
+}
+
+// AppendLayer writes base (an initrd file) followed by a gzip newc cpio
+// holding files to out. The kernel unpacks concatenated archives in order,
+// so a layer's file replaces the base's file of the same name: a test puts
+// its own /init and binaries on top of the image Build makes.
+func AppendLayer(base, out string, files []LayerFile) error {
+	b, err := os.ReadFile(base)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInitrd, err)
+	}
+	buf := bytes.NewBuffer(b)
+	err = writeArchive(buf, func(cw *cpio.Writer) error {
+		for _, f := range files {
+			if err := addBytes(cw, f.Name, f.Data, cpio.FileMode(f.Perm.Perm())); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("%w: %w", ErrInitrd, err)
+	}
+	return nil
+}
