@@ -1,11 +1,8 @@
 package inventory_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,36 +10,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cavaliergopher/cpio"
-
+	"github.com/rackboot/rackboot/cmd/rackboot-agent/internal/vmtest"
 	"github.com/rackboot/rackboot/engine/models"
-	"github.com/rackboot/rackboot/testbed/image"
 )
 
-// vmInit replaces the test image's /init: load the virtio modules, give
-// eth0 an address and a default route (the NIC sits on a QEMU hub with no
-// other port, so nothing leaves the VM), then run invdump and power off.
-const vmInit = `#!/bin/busybox sh
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-[ -d /sys/firmware/efi/efivars ] && mount -t efivarfs efivarfs /sys/firmware/efi/efivars
-exec </dev/console >/dev/console 2>&1
-dmesg -n 1
-for m in %s; do insmod /lib/modules/$m.ko; done
-i=0
-while { [ ! -e /sys/class/net/eth0 ] || [ ! -e /sys/block/vdb ]; } && [ $i -lt 200 ]; do usleep 50000; i=$((i + 1)); done
-hostname rackboot-vm
-ip link set lo up
-ip link set eth0 up
-ip addr add 192.0.2.10/24 dev eth0
+// vmRun is what the VM's /init does after vmtest's set-up (eth0 at
+// vmtest.Addr): a hostname, a default route and a resolver (the NIC sits
+// on a QEMU hub with no other port, so nothing leaves the VM), then
+// invdump, then it powers off.
+const vmRun = `hostname rackboot-vm
 ip route add default via 192.0.2.1 metric 42
 echo "nameserver 192.0.2.53" > /etc/resolv.conf
 /invdump
 sync
-poweroff -f
 `
 
 // TestCollectInQEMU boots QEMU VMs (SeaBIOS on i440fx, OVMF on q35) with
@@ -51,20 +31,11 @@ poweroff -f
 // that the collector, run inside as a static binary, reports exactly that.
 // It needs the testbed (RACKBOOT_E2E=1, qemu, OVMF, the kernel package).
 func TestCollectInQEMU(t *testing.T) {
-	if os.Getenv("RACKBOOT_E2E") != "1" {
-		t.Skip("set RACKBOOT_E2E=1 to boot a QEMU VM")
-	}
+	vmtest.RequireE2E(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	art, err := image.Build(ctx, cache)
-	if err != nil {
-		t.Fatalf("build test image: %v", err)
-	}
-	initrd := vmInitrd(ctx, t, art.Initrd, t.TempDir())
+	art := vmtest.BootImage(ctx, t)
+	initrd := vmtest.Initrd(ctx, t, art.Initrd, t.TempDir(), "./internal/invdump", "invdump", vmtest.Init("vdb", vmRun))
 	for _, mode := range []string{models.BootModeBIOS, models.BootModeUEFI} {
 		t.Run(mode, func(t *testing.T) {
 			inv := runVM(ctx, t, art.Kernel, initrd, mode)
@@ -106,50 +77,6 @@ func runVM(ctx context.Context, t *testing.T, kernel, initrd, mode string) *mode
 		t.Fatalf("qemu: %v\n%s\nconsole:\n%s", err, out, readTail(console))
 	}
 	return parseConsole(t, console)
-}
-
-func vmInitrd(ctx context.Context, t *testing.T, base, dir string) string {
-	bin := filepath.Join(dir, "invdump")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./internal/invdump")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build invdump: %v\n%s", err, out)
-	}
-	exe, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseBytes, err := os.ReadFile(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	buf.Write(baseBytes)
-	zw := gzip.NewWriter(&buf)
-	cw := cpio.NewWriter(zw)
-	script := fmt.Sprintf(vmInit, strings.Join(image.Modules(), " "))
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{"init", []byte(script)}, {"invdump", exe}} {
-		if err := cw.WriteHeader(&cpio.Header{Name: f.name, Mode: cpio.TypeReg | 0o755, Size: int64(len(f.data))}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cw.Write(f.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "initrd")
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // writeDisk makes a sparse raw disk, with an MBR boot signature if boot.

@@ -1,49 +1,30 @@
 package steps
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/cavaliergopher/cpio"
-
 	"github.com/rackboot/rackboot/cmd/rackboot-agent/internal/fakesvc"
+	"github.com/rackboot/rackboot/cmd/rackboot-agent/internal/vmtest"
 	"github.com/rackboot/rackboot/engine/models"
-	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
 )
 
-// installVMInit is the VM's /init: virtio modules, a static address on the
-// test bridge, then the real rackboot-agent. A reboot (what the agent does
-// after a successful install) ends QEMU (-no-reboot) before the marker.
-const installVMInit = `#!/bin/busybox sh
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-exec </dev/console >/dev/console 2>&1
-dmesg -n 1
-for m in %s; do insmod /lib/modules/$m.ko; done
-i=0
-while { [ ! -e /sys/class/net/eth0 ] || [ ! -e /sys/block/vda ]; } && [ $i -lt 200 ]; do usleep 50000; i=$((i + 1)); done
-ip link set lo up
-ip link set eth0 up
-ip addr add 192.0.2.10/24 dev eth0
-RACKBOOT_TOKEN=%s /rackboot-agent --url http://192.0.2.1:8090 --infra-env-id %s --host-id %s
+// installVMRun is what the VM's /init does after vmtest's set-up (eth0 at
+// vmtest.Addr on the test bridge): run the real rackboot-agent, then power
+// off. A reboot (what the agent does after a successful install) ends QEMU
+// (-no-reboot) before the marker.
+const installVMRun = `RACKBOOT_TOKEN=%s /rackboot-agent --url http://192.0.2.1:8090 --infra-env-id %s --host-id %s
 echo RACKBOOT-INSTALL-AGENT-EXIT $?
-poweroff -f
 `
 
 // TestInstallInQEMU runs the real rackboot-agent binary in a QEMU VM
@@ -54,23 +35,15 @@ poweroff -f
 //
 //	flock /tmp/rackboot-qemu.lock env RACKBOOT_E2E=1 go test -run TestInstallInQEMU ./cmd/rackboot-agent/steps
 func TestInstallInQEMU(t *testing.T) {
-	if os.Getenv("RACKBOOT_E2E") != "1" {
-		t.Skip("set RACKBOOT_E2E=1 to boot a QEMU VM")
-	}
+	vmtest.RequireE2E(t)
 	if err := netns.Available(); err != nil {
 		t.Skip(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	art, err := image.Build(ctx, cache)
-	if err != nil {
-		t.Fatalf("build test image: %v", err)
-	}
-	initrd := installInitrd(ctx, t, art.Initrd)
+	art := vmtest.BootImage(ctx, t)
+	initrd := vmtest.Initrd(ctx, t, art.Initrd, t.TempDir(), "github.com/rackboot/rackboot/cmd/rackboot-agent", "rackboot-agent",
+		vmtest.Init("vda", fmt.Sprintf(installVMRun, installToken, installInfraEnv, installHost)))
 
 	ns, err := netns.New(ctx, "rbinst")
 	if err != nil {
@@ -129,43 +102,4 @@ func TestInstallInQEMU(t *testing.T) {
 	if err := json.Unmarshal([]byte(replies[0].Output), &res); err != nil || !res.Reboot || res.BootDevice != "/dev/vda" {
 		t.Fatalf("install output %q: %v", replies[0].Output, err)
 	}
-}
-
-// installInitrd is the test image's initrd plus /init and the agent.
-func installInitrd(ctx context.Context, t *testing.T, base string) string {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "rackboot-agent")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/rackboot/rackboot/cmd/rackboot-agent")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build rackboot-agent: %v\n%s", err, out)
-	}
-	exe := readFile(t, bin)
-	var buf bytes.Buffer
-	buf.Write(readFile(t, base))
-	zw := gzip.NewWriter(&buf)
-	cw := cpio.NewWriter(zw)
-	script := fmt.Sprintf(installVMInit, strings.Join(image.Modules(), " "), installToken, installInfraEnv, installHost)
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{"init", []byte(script)}, {"rackboot-agent", exe}} {
-		if err := cw.WriteHeader(&cpio.Header{Name: f.name, Mode: cpio.TypeReg | 0o755, Size: int64(len(f.data))}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cw.Write(f.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "initrd")
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
