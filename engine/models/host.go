@@ -135,3 +135,35 @@ const (
 	HostStageDone                      HostStage = "Done"
 	HostStageFailed                    HostStage = "Failed"
 )
+
+// APIHost is a host as rackboot's user API shows it: Host plus the
+// approval flag (upstream keeps approval on the Agent custom resource;
+// rackboot's API carries it on the host).
+type APIHost struct {
+	Host
+	Approved bool `json:"approved"`
+}
+
+// HostUpdateParams is the body of PATCH /v2/infra-envs/{id}/hosts/{id}
+// (upstream's fields plus approved); nil leaves a field unchanged.
+type HostUpdateParams struct {
+	Approved            *bool        `json:"approved,omitempty"`
+	DisksSelectedConfig []DiskConfig `json:"disks_selected_config,omitempty"`
+	HostName            *string      `json:"host_name,omitempty"`
+	HostRole            *string      `json:"host_role,omitempty"`
+	// IgnitionConfigOverrides is merged into the host's install Ignition
+	// (checked with the Ignition parser; "" removes it).
+	IgnitionConfigOverrides *string `json:"ignition_config_overrides,omitempty"`
+}
+
+// DiskConfig is upstream's disks_selected_config element: a disk (by its
+// inventory id) and the role it gets, e.g. "install".
+type DiskConfig struct {
+	ID   *string `json:"id"`
+	Role string  `json:"role,omitempty"`
+}
+
+// BindHostParams is the body of POST .../hosts/{id}/actions/bind.
+type BindHostParams struct {
+	ClusterID *string `json:"cluster_id"`
+}
