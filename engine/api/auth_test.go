@@ -70,7 +70,7 @@ func TestAccess(t *testing.T) {
 func TestImageURL(t *testing.T) {
 	e := newMemEnv(t)
 	ie, other := e.createInfraEnv(""), e.createInfraEnv("")
-	var u PresignedURL
+	var u models.PresignedURL
 	e.must(adminCred(), 200, "GET", "/infra-envs/"+ie.ID+"/downloads/image-url", nil).decode(t, &u)
 	if time.Until(u.ExpiresAt.Time()) < 3*time.Hour || !strings.Contains(u.URL, "image_token=") ||
 		!strings.HasPrefix(u.URL, e.srv.URL+BasePath+"/infra-envs/"+ie.ID+"/downloads/files?") {
@@ -180,7 +180,7 @@ func TestIgnitionOverride(t *testing.T) {
 		t.Errorf("pull secret in the error: %s", r.body)
 	}
 	ok := `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/motd","contents":{"source":"data:,hello"}}]}}`
-	var got InfraEnv
+	var got models.InfraEnv
 	e.must(adminCred(), 201, "PATCH", "/infra-envs/"+ie.ID, map[string]any{"ignition_config_override": ok}).decode(t, &got)
 	if got.IgnitionConfigOverride != ok {
 		t.Errorf("override not stored: %q", got.IgnitionConfigOverride)

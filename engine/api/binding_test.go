@@ -23,24 +23,24 @@ func TestLateBinding(t *testing.T) {
 	}
 	c := e.createCluster()
 	path := "/infra-envs/" + ie.ID + "/hosts/" + testHostID
-	var bound Host
+	var bound models.APIHost
 	e.must(adminCred(), 200, "POST", path+"/actions/bind", map[string]string{"cluster_id": c.ID}).decode(t, &bound)
 	if bound.ClusterID != c.ID || strings.HasSuffix(bound.Status, "-unbound") {
 		t.Errorf("bound host: cluster %q status %q", bound.ClusterID, bound.Status)
 	}
-	var cl Cluster
+	var cl models.Cluster
 	e.must(adminCred(), 200, "GET", "/clusters/"+c.ID, nil).decode(t, &cl)
 	if cl.TotalHostCount != 1 || len(cl.Hosts) != 1 || cl.Hosts[0].ID != testHostID {
 		t.Errorf("cluster hosts %d %+v", cl.TotalHostCount, cl.Hosts)
 	}
 	e.wantError(e.do(adminCred(), "DELETE", "/clusters/"+c.ID, nil), 409, "still has hosts")
 
-	var unbound Host
+	var unbound models.APIHost
 	e.must(adminCred(), 200, "POST", path+"/actions/unbind", nil).decode(t, &unbound)
 	if unbound.ClusterID != "" || !strings.HasSuffix(unbound.Status, "-unbound") {
 		t.Errorf("unbound host: cluster %q status %q", unbound.ClusterID, unbound.Status)
 	}
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events?infra_env_id="+ie.ID, nil).decode(t, &evs)
 	var msgs []string
 	for _, ev := range evs {
@@ -67,7 +67,7 @@ func TestLateBinding(t *testing.T) {
 // A host is only bound to a cluster of its infra-env's CPU architecture.
 func TestBindArchitecture(t *testing.T) {
 	e := newMemEnv(t)
-	var ie InfraEnv
+	var ie models.InfraEnv
 	e.must(adminCred(), 201, "POST", "/infra-envs", map[string]any{"name": "arm", "pull_secret": testPullSecret,
 		"cpu_architecture": "aarch64"}).decode(t, &ie)
 	tok := e.agentConfig(ie.ID).Token
@@ -99,7 +99,7 @@ func TestSecretsStayOut(t *testing.T) {
 	e.do(adminCred(), "PATCH", "/infra-envs/"+ieID, map[string]any{"pull_secret": testPullSecret,
 		"ignition_config_override": `{"ignition":{"version":"1"}}`})
 	e.do(adminCred(), "POST", "/clusters", map[string]any{"name": "x", "openshift_version": "4", "pull_secret": `{"auths":` + testPullSecret})
-	var u PresignedURL
+	var u models.PresignedURL
 	e.must(adminCred(), 200, "GET", "/infra-envs/"+ieID+"/downloads/image-url", nil).decode(t, &u)
 	imageTok := u.URL[strings.Index(u.URL, "image_token=")+len("image_token="):]
 	imageTok = imageTok[:strings.IndexByte(imageTok+"&", '&')]

@@ -7,10 +7,11 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 func (s *server) listClusters(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	out := []Cluster{}
+	out := []models.Cluster{}
 	s.store.Read(func(m *engine.Model) {
 		for c := range m.Clusters() {
 			out = append(out, s.clusterOut(m, c))
@@ -23,7 +24,7 @@ func (s *server) listClusters(w http.ResponseWriter, r *http.Request, _ auth.Pri
 // cluster writes cluster id with status code.
 func (s *server) writeCluster(w http.ResponseWriter, code int, id string) error {
 	var (
-		out Cluster
+		out models.Cluster
 		ok  bool
 	)
 	s.store.Read(func(m *engine.Model) {
@@ -44,7 +45,7 @@ func (s *server) getCluster(w http.ResponseWriter, r *http.Request, _ auth.Princ
 }
 
 // clusterFromParams checks p and returns the cluster it describes.
-func clusterFromParams(p ClusterCreateParams) (engine.Cluster, string, error) {
+func clusterFromParams(p models.ClusterCreateParams) (engine.Cluster, string, error) {
 	if p.Name == nil {
 		return engine.Cluster{}, "", badRequest("name is required")
 	}
@@ -66,7 +67,7 @@ func clusterFromParams(p ClusterCreateParams) (engine.Cluster, string, error) {
 	}
 	c := engine.Cluster{ID: newID(), Name: *p.Name, BaseDomain: p.BaseDNSDomain,
 		OpenshiftVersion: *p.OpenshiftVersion, SSHPublicKey: p.SSHPublicKey}
-	var patch V2ClusterUpdateParams
+	var patch models.V2ClusterUpdateParams
 	patch.APIVips, patch.IngressVips = &p.APIVips, &p.IngressVips
 	patch.ClusterNetworks, patch.MachineNetworks, patch.ServiceNetworks = &p.ClusterNetworks, &p.MachineNetworks, &p.ServiceNetworks
 	patch.ControlPlaneCount, patch.Name, patch.BaseDNSDomain, patch.PullSecret = p.ControlPlaneCount, p.Name, &p.BaseDNSDomain, p.PullSecret
@@ -98,7 +99,7 @@ func clusterFromParams(p ClusterCreateParams) (engine.Cluster, string, error) {
 }
 
 func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	var p ClusterCreateParams
+	var p models.ClusterCreateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 
 // clusterPatch checks p and returns the engine patch (without the pull
 // secret, which is stored apart).
-func clusterPatch(p V2ClusterUpdateParams) (engine.ClusterPatch, error) {
+func clusterPatch(p models.V2ClusterUpdateParams) (engine.ClusterPatch, error) {
 	cp := engine.ClusterPatch{Name: p.Name, BaseDomain: p.BaseDNSDomain, SSHPublicKey: p.SSHPublicKey}
 	if p.Name != nil {
 		if err := checkName("cluster", *p.Name); err != nil {
@@ -187,7 +188,7 @@ func clusterPatch(p V2ClusterUpdateParams) (engine.ClusterPatch, error) {
 	return cp, nil
 }
 
-func ipList(field string, in *[]IP) (*[]string, error) {
+func ipList(field string, in *[]models.VIP) (*[]string, error) {
 	if in == nil {
 		return nil, nil
 	}
@@ -198,7 +199,7 @@ func ipList(field string, in *[]IP) (*[]string, error) {
 	return &out, checkIPs(field, out)
 }
 
-func netList(field string, in *[]Network) (*[]string, error) {
+func netList(field string, in *[]models.Network) (*[]string, error) {
 	if in == nil {
 		return nil, nil
 	}
@@ -211,7 +212,7 @@ func netList(field string, in *[]Network) (*[]string, error) {
 
 func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
-	var p V2ClusterUpdateParams
+	var p models.V2ClusterUpdateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // laggingStore is an appliance that has not applied the latest writes yet:
@@ -61,7 +62,7 @@ func TestReadsOnLaggingAppliance(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var listed []InfraEnv
+	var listed []models.InfraEnv
 	r := e.must(adminCred(), 200, "GET", "/infra-envs", nil)
 	r.decode(t, &listed)
 	idx, err := strconv.ParseUint(r.hdr.Get(IndexHeader), 10, 64)
@@ -72,7 +73,7 @@ func TestReadsOnLaggingAppliance(t *testing.T) {
 		t.Fatalf("list of a lagging appliance: index %d (want %d), %+v", idx, behind, listed)
 	}
 
-	var got InfraEnv
+	var got models.InfraEnv
 	e.must(adminCred(), 200, "GET", "/infra-envs/"+ie.ID, nil).decode(t, &got)
 	if got.Name != "renamed" {
 		t.Fatalf("GET of one infra-env on a lagging appliance shows %v, want the acknowledged rename", got.Name)

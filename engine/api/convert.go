@@ -19,12 +19,12 @@ func dt(t time.Time) models.DateTime { return models.DateTime(t) }
 
 // clusterOut is c as the API shows it, with its hosts and its live
 // cluster validations.
-func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
-	out := Cluster{
+func (s *server) clusterOut(m *engine.Model, c engine.Cluster) models.Cluster {
+	out := models.Cluster{
 		APIVips: ips(c.ID, c.APIVIPs), BaseDNSDomain: c.BaseDomain,
-		ClusterNetworks: []ClusterNetwork{}, ControlPlaneCount: int64(c.ControlPlaneCount),
+		ClusterNetworks: []models.ClusterNetwork{}, ControlPlaneCount: int64(c.ControlPlaneCount),
 		CPUArchitecture: clusterArch(m, c), CreatedAt: dt(c.CreatedAt),
-		HighAvailabilityMode: haMode(c.ControlPlaneCount), Hosts: []*Host{},
+		HighAvailabilityMode: haMode(c.ControlPlaneCount), Hosts: []*models.APIHost{},
 		Href: clusterHref(c.ID), ID: c.ID, IngressVips: ips(c.ID, c.IngressVIPs), Kind: kindCluster,
 		MachineNetworks: nets(c.ID, c.MachineNetworks), Name: c.Name, OpenshiftVersion: c.OpenshiftVersion,
 		PullSecretSet: c.PullSecretRef != "", ServiceNetworks: nets(c.ID, c.ServiceNetworks),
@@ -39,7 +39,7 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) Cluster {
 	}
 	out.Progress = clusterProgress(m, c)
 	for _, n := range c.ClusterNetworks {
-		out.ClusterNetworks = append(out.ClusterNetworks, ClusterNetwork{CIDR: n.CIDR, ClusterID: c.ID, HostPrefix: int64(n.HostPrefix)})
+		out.ClusterNetworks = append(out.ClusterNetworks, models.ClusterNetwork{CIDR: n.CIDR, ClusterID: c.ID, HostPrefix: int64(n.HostPrefix)})
 	}
 	for h := range m.HostsOfCluster(c.ID) {
 		out.Hosts = append(out.Hosts, s.hostOut(h))
@@ -63,25 +63,25 @@ func haMode(controlPlane int) string {
 	return "Full"
 }
 
-func ips(clusterID string, in []string) []IP {
-	out := []IP{}
+func ips(clusterID string, in []string) []models.VIP {
+	out := []models.VIP{}
 	for _, ip := range in {
-		out = append(out, IP{ClusterID: clusterID, IP: ip})
+		out = append(out, models.VIP{ClusterID: clusterID, IP: ip})
 	}
 	return out
 }
 
-func nets(clusterID string, in []string) []Network {
-	out := []Network{}
+func nets(clusterID string, in []string) []models.Network {
+	out := []models.Network{}
 	for _, c := range in {
-		out = append(out, Network{CIDR: c, ClusterID: clusterID})
+		out = append(out, models.Network{CIDR: c, ClusterID: clusterID})
 	}
 	return out
 }
 
 // infraEnvOut is ie as the API shows it.
-func infraEnvOut(ie engine.InfraEnv) InfraEnv {
-	out := InfraEnv{
+func infraEnvOut(ie engine.InfraEnv) models.InfraEnv {
+	out := models.InfraEnv{
 		AdditionalNtpSources: strings.Join(ie.NTPSources, ","), ClusterID: ie.ClusterID,
 		CPUArchitecture: ie.CPUArchitecture, CreatedAt: dt(ie.CreatedAt), Href: infraEnvHref(ie.ID),
 		ID: ie.ID, IgnitionConfigOverride: ie.IgnitionOverride, Kind: kindInfraEnv, Name: ie.Name,
@@ -90,18 +90,18 @@ func infraEnvOut(ie engine.InfraEnv) InfraEnv {
 	}
 	if ie.Proxy != nil {
 		p := *ie.Proxy
-		out.Proxy = &Proxy{HTTPProxy: &p.HTTPProxy, HTTPSProxy: &p.HTTPSProxy, NoProxy: &p.NoProxy}
+		out.Proxy = &models.Proxy{HTTPProxy: &p.HTTPProxy, HTTPSProxy: &p.HTTPSProxy, NoProxy: &p.NoProxy}
 	}
 	return out
 }
 
 // hostOut is h as the API shows it.
-func (s *server) hostOut(h engine.Host) *Host {
+func (s *server) hostOut(h engine.Host) *models.APIHost {
 	role := models.HostRole(h.Role)
 	if role == "" {
 		role = models.HostRoleAutoAssign
 	}
-	out := &Host{Approved: h.Approved, Host: models.Host{
+	out := &models.APIHost{Approved: h.Approved, Host: models.Host{
 		CheckedInAt: dt(h.CheckedInAt), ClusterID: h.ClusterID, CreatedAt: dt(h.CreatedAt),
 		DiscoveryAgentVersion: h.AgentVersion, Href: hostHref(h.InfraEnvID, h.ID), ID: h.ID,
 		InfraEnvID: h.InfraEnvID, InstallationDiskID: h.InstallationDiskID,
@@ -152,8 +152,8 @@ func validationsInfo(vs []engine.Validation) string {
 }
 
 // eventOut is e as the API shows it.
-func eventOut(e engine.Event) Event {
-	out := Event{Category: "user", ClusterID: e.ClusterID, EventTime: dt(e.Time), HostID: e.HostID,
+func eventOut(e engine.Event) models.Event {
+	out := models.Event{Category: "user", ClusterID: e.ClusterID, EventTime: dt(e.Time), HostID: e.HostID,
 		InfraEnvID: e.InfraEnvID, Message: e.Message, Name: e.Name, Severity: e.Severity}
 	if len(e.Props) > 0 {
 		if b, err := json.Marshal(e.Props); err == nil {

@@ -9,14 +9,8 @@ import (
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
 )
-
-// Credentials is upstream's credentials document.
-type Credentials struct {
-	ConsoleURL string `json:"console_url"`
-	Password   string `json:"password"`
-	Username   string `json:"username"`
-}
 
 // installerInput reports a bad cluster field or override the installer
 // refused (a 400 rather than a 500).
@@ -66,7 +60,7 @@ func (s *server) credentials(w http.ResponseWriter, r *http.Request, _ auth.Prin
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, Credentials{Username: "kubeadmin", Password: string(pw),
+	writeJSON(w, http.StatusOK, models.Credentials{Username: "kubeadmin", Password: string(pw),
 		ConsoleURL: fmt.Sprintf("https://console-openshift-console.apps.%s.%s", c.Name, c.BaseDomain)})
 	return nil
 }

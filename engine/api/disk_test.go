@@ -22,7 +22,7 @@ func TestInstallationDisk(t *testing.T) {
 	e.wantError(e.do(adminCred(), "PATCH", path, sel("/dev/disk/by-path/pci-0000:00:01.1-ata-2")), 400, "ISO installation media")
 	e.wantError(e.do(adminCred(), "PATCH", path, sel("/dev/disk/by-id/wwn-0x5000c500a1b2c3d4")), 400, "not eligible")
 	e.wantError(e.do(adminCred(), "PATCH", path, sel("/dev/nope")), 400, "has no disk")
-	var got Host
+	var got models.APIHost
 	e.must(adminCred(), 201, "PATCH", path, sel("/dev/disk/by-path/pci-0000:00:04.0")).decode(t, &got)
 	if got.InstallationDiskID != "/dev/disk/by-path/pci-0000:00:04.0" {
 		t.Errorf("disk %q", got.InstallationDiskID)

@@ -56,7 +56,7 @@ func (s *server) imageURL(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	}
 	q := url.Values{"file_name": {fileIPXEScript}, auth.QueryImageToken: {tok}}
 	u := s.serviceURL + BasePath + "/infra-envs/" + id + "/downloads/files?" + q.Encode()
-	writeJSON(w, http.StatusOK, PresignedURL{ExpiresAt: dt(exp.UTC()), URL: u})
+	writeJSON(w, http.StatusOK, models.PresignedURL{ExpiresAt: dt(exp.UTC()), URL: u})
 	return nil
 }
 

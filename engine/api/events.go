@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // maxEventsPage bounds one answer of GET /v2/events.
@@ -32,7 +33,7 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request, _ auth.Princ
 		return err
 	}
 	limit = min(limit, maxEventsPage)
-	out := []Event{}
+	out := []models.Event{}
 	s.store.Read(func(m *engine.Model) {
 		skipped := 0
 		for e := range m.Events(0) {

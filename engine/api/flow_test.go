@@ -12,7 +12,7 @@ import (
 
 // agentFlow registers testHostID as the agent does, follows the inventory
 // step and returns the host after its inventory.
-func agentFlow(t *testing.T, e *env, ieID string) Host {
+func agentFlow(t *testing.T, e *env, ieID string) models.APIHost {
 	t.Helper()
 	ac := e.agentConfig(ieID)
 	if ac.InfraEnvID != ieID || ac.ServiceURL != e.srv.URL || ac.Token == "" {
@@ -60,14 +60,14 @@ func agentFlow(t *testing.T, e *env, ieID string) Host {
 	if len(steps.Instructions) != 0 || steps.NextInstructionSeconds != 60 || steps.PostStepAction != "continue" {
 		t.Errorf("steps after inventory %+v", steps)
 	}
-	var h Host
+	var h models.APIHost
 	e.must(agent, 200, "GET", "/infra-envs/"+ieID+"/hosts/"+testHostID, nil).decode(t, &h)
 	return h
 }
 
 // checkDiscovered checks a host after its inventory: out of discovering,
 // with validations and its inventory.
-func checkDiscovered(t *testing.T, h Host, want ...string) {
+func checkDiscovered(t *testing.T, h models.APIHost, want ...string) {
 	t.Helper()
 	if !strings.Contains(strings.Join(want, " "), h.Status) {
 		t.Errorf("host status %q (%s), want one of %v", h.Status, h.StatusInfo, want)
@@ -99,7 +99,7 @@ func runBoundFlow(t *testing.T, e *env) (clusterID, ieID string) {
 		t.Errorf("host cluster %q, want %q", h.ClusterID, c.ID)
 	}
 
-	var upd Host
+	var upd models.APIHost
 	e.must(adminCred(), 201, "PATCH", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, map[string]any{
 		"approved": true, "host_role": "master", "host_name": "node-1",
 	}).decode(t, &upd)
@@ -107,7 +107,7 @@ func runBoundFlow(t *testing.T, e *env) (clusterID, ieID string) {
 		t.Errorf("patched host approved=%t role=%q hostname=%q", upd.Approved, upd.Role, upd.RequestedHostname)
 	}
 
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events?host_id="+testHostID, nil).decode(t, &evs)
 	names := map[string]bool{}
 	for _, ev := range evs {
@@ -135,7 +135,7 @@ func TestSuggestedRole(t *testing.T) {
 	c := e.createCluster()
 	ie := e.createInfraEnv(c.ID)
 	agentFlow(t, e, ie.ID)
-	var h Host
+	var h models.APIHost
 	e.must(adminCred(), 200, "GET", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, nil).decode(t, &h)
 	if h.Role != models.HostRoleAutoAssign || h.SuggestedRole != models.HostRoleMaster {
 		t.Errorf("role %q suggested %q, want auto-assign and master (the cluster wants 3 masters)", h.Role, h.SuggestedRole)
@@ -145,7 +145,7 @@ func TestSuggestedRole(t *testing.T) {
 // high_availability_mode None makes a single-node cluster.
 func TestSingleNodeCluster(t *testing.T) {
 	e := newMemEnv(t)
-	var c Cluster
+	var c models.Cluster
 	e.must(adminCred(), 201, "POST", "/clusters", map[string]any{"name": "sno", "openshift_version": "4.17",
 		"pull_secret": testPullSecret, "high_availability_mode": "None"}).decode(t, &c)
 	if c.ControlPlaneCount != 1 || c.HighAvailabilityMode != "None" {

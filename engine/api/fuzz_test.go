@@ -29,7 +29,7 @@ func FuzzDecodeBodies(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		targets := []func() error{
 			func() error {
-				var p ClusterCreateParams
+				var p models.ClusterCreateParams
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
@@ -37,7 +37,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				return err
 			},
 			func() error {
-				var p V2ClusterUpdateParams
+				var p models.V2ClusterUpdateParams
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
@@ -45,7 +45,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				return err
 			},
 			func() error {
-				var p InfraEnvUpdateParams
+				var p models.InfraEnvUpdateParams
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
@@ -53,7 +53,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				return err
 			},
 			func() error {
-				var p HostUpdateParams
+				var p models.HostUpdateParams
 				return decodeBytes(data, &p)
 			},
 			func() error {
@@ -68,7 +68,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				return decodeBytes(data, &p)
 			},
 			func() error {
-				var p BindHostParams
+				var p models.BindHostParams
 				return decodeBytes(data, &p)
 			},
 		}

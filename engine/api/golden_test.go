@@ -70,14 +70,14 @@ func TestGoldenResponses(t *testing.T) {
 		"cluster_networks": []map[string]any{{"cidr": "10.128.0.0/14", "host_prefix": 23}},
 		"service_networks": []map[string]any{{"cidr": "172.30.0.0/16"}},
 	})
-	var c Cluster
+	var c models.Cluster
 	r.decode(t, &c)
 	n.add(c.ID, "CLUSTER_ID")
 	golden(t, n, "cluster_create.json", r.body)
 
 	r = e.must(adminCred(), 201, "POST", "/infra-envs", map[string]any{"name": "ie1", "pull_secret": testPullSecret,
 		"cluster_id": c.ID, "additional_ntp_sources": "ntp.example.com", "proxy": map[string]string{"no_proxy": ".example.com"}})
-	var ie InfraEnv
+	var ie models.InfraEnv
 	r.decode(t, &ie)
 	n.add(ie.ID, "INFRA_ENV_ID")
 	golden(t, n, "infra_env_create.json", r.body)
@@ -100,7 +100,7 @@ func TestGoldenResponses(t *testing.T) {
 
 	r = e.must(adminCred(), 201, "PATCH", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, map[string]any{
 		"approved": true, "host_role": "master", "host_name": "node-1"})
-	var h Host
+	var h models.APIHost
 	r.decode(t, &h)
 	h.Inventory = "INVENTORY"
 	b, _ := json.Marshal(h)

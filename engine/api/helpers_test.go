@@ -20,6 +20,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -196,9 +197,9 @@ func (e *env) wantError(r resp, code int, reasonHas string) {
 	}
 }
 
-func (e *env) createCluster() Cluster {
+func (e *env) createCluster() models.Cluster {
 	e.t.Helper()
-	var c Cluster
+	var c models.Cluster
 	e.must(adminCred(), 201, "POST", "/clusters", map[string]any{
 		"name": "rack1", "openshift_version": "4.17", "pull_secret": testPullSecret,
 		"base_dns_domain": "example.com",
@@ -206,7 +207,7 @@ func (e *env) createCluster() Cluster {
 	return c
 }
 
-func (e *env) createInfraEnv(clusterID string) InfraEnv {
+func (e *env) createInfraEnv(clusterID string) models.InfraEnv {
 	e.t.Helper()
 	body := map[string]any{"name": "ie1", "pull_secret": testPullSecret,
 		"ssh_authorized_key":     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGbL9VvJ3+u4pqVBFhLvhZhvKQnMrVHu+g6L5h9m3N8c test@rack",
@@ -214,7 +215,7 @@ func (e *env) createInfraEnv(clusterID string) InfraEnv {
 	if clusterID != "" {
 		body["cluster_id"] = clusterID
 	}
-	var ie InfraEnv
+	var ie models.InfraEnv
 	e.must(adminCred(), 201, "POST", "/infra-envs", body).decode(e.t, &ie)
 	return ie
 }

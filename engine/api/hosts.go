@@ -30,7 +30,7 @@ func (s *server) host(ie, id string) (engine.Host, error) {
 // writeHost writes host id of infra-env ie, with the role the engine
 // suggests for it when it is an auto-assign host of a cluster.
 func (s *server) writeHost(w http.ResponseWriter, code int, ie, id string) error {
-	var out *Host
+	var out *models.APIHost
 	s.store.Read(func(m *engine.Model) {
 		h, ok := m.Host(id)
 		if !ok || h.InfraEnvID != ie {
@@ -64,7 +64,7 @@ func (s *server) listHosts(w http.ResponseWriter, r *http.Request, _ auth.Princi
 			return s.watchHosts(w, r, ie)
 		}
 	}
-	out := []*Host{}
+	out := []*models.APIHost{}
 	s.store.Read(func(m *engine.Model) {
 		for h := range m.HostsOfInfraEnv(ie) {
 			out = append(out, s.hostOut(h))
@@ -86,7 +86,7 @@ func hostRoles() []string {
 
 func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
-	var p HostUpdateParams
+	var p models.HostUpdateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 
 // hostPatch checks p against h and returns the engine patch and a
 // description of each change.
-func (s *server) hostPatch(h engine.Host, p HostUpdateParams) (engine.HostPatch, []string, error) {
+func (s *server) hostPatch(h engine.Host, p models.HostUpdateParams) (engine.HostPatch, []string, error) {
 	var (
 		patch   engine.HostPatch
 		changes []string
@@ -220,7 +220,7 @@ func (s *server) deleteHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 
 func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
-	var p BindHostParams
+	var p models.BindHostParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // Image types upstream accepts.
@@ -20,7 +21,7 @@ const (
 
 func (s *server) listInfraEnvs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	cluster := r.URL.Query().Get("cluster_id")
-	out := []InfraEnv{}
+	out := []models.InfraEnv{}
 	s.store.Read(func(m *engine.Model) {
 		for ie := range m.InfraEnvs() {
 			if cluster == "" || ie.ClusterID == cluster {
@@ -77,7 +78,7 @@ func checkImageType(t string) error {
 }
 
 // applyProxy merges p into dst.
-func applyProxy(dst *engine.Proxy, p *Proxy) {
+func applyProxy(dst *engine.Proxy, p *models.Proxy) {
 	if p == nil {
 		return
 	}
@@ -100,7 +101,7 @@ func (s *server) checkDiscovery(ie engine.InfraEnv, ps string, static []nmstate.
 }
 
 func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	var p InfraEnvCreateParams
+	var p models.InfraEnvCreateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	}
 	if len(p.StaticNetworkConfig) > 0 {
 		ie.StaticNetworkSelector = staticSelector(ie.ID)
-		if err := s.replaceStaticNetwork(ctx, ie.ID, p.StaticNetworkConfig); err != nil {
+		if err := s.replaceStaticNetwork(ctx, ie.ID, nmstateHosts(p.StaticNetworkConfig)); err != nil {
 			return err
 		}
 	}
@@ -135,7 +136,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 }
 
 // infraEnvFromParams checks p and returns the infra-env and pull secret.
-func (s *server) infraEnvFromParams(p InfraEnvCreateParams) (engine.InfraEnv, string, error) {
+func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.InfraEnv, string, error) {
 	if p.Name == nil {
 		return engine.InfraEnv{}, "", badRequest("name is required")
 	}
@@ -175,7 +176,7 @@ func (s *server) infraEnvFromParams(p InfraEnvCreateParams) (engine.InfraEnv, st
 		ie.Proxy = &engine.Proxy{}
 		applyProxy(ie.Proxy, p.Proxy)
 	}
-	if err := s.checkDiscovery(ie, *p.PullSecret, p.StaticNetworkConfig); err != nil {
+	if err := s.checkDiscovery(ie, *p.PullSecret, nmstateHosts(p.StaticNetworkConfig)); err != nil {
 		return ie, "", err
 	}
 	return ie, *p.PullSecret, nil
@@ -204,7 +205,7 @@ func (s *server) checkClusterArch(clusterID, arch string) error {
 
 func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("infra_env_id")
-	var p InfraEnvUpdateParams
+	var p models.InfraEnvUpdateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 		return err
 	}
 	if p.StaticNetworkConfig != nil {
-		static = *p.StaticNetworkConfig
+		static = nmstateHosts(*p.StaticNetworkConfig)
 	}
 	if err := s.checkDiscovery(ie, ps, static); err != nil {
 		return err
@@ -257,7 +258,7 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 
 // infraEnvPatch applies p to ie and *ps (for checking) and returns the
 // engine patch.
-func infraEnvPatch(ie *engine.InfraEnv, ps *string, p InfraEnvUpdateParams) (engine.InfraEnvPatch, error) {
+func infraEnvPatch(ie *engine.InfraEnv, ps *string, p models.InfraEnvUpdateParams) (engine.InfraEnvPatch, error) {
 	var patch engine.InfraEnvPatch
 	if p.PullSecret != nil {
 		if err := checkPullSecret(*p.PullSecret); err != nil {

@@ -16,23 +16,13 @@ import (
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
-// FailingValidation is one validation that keeps a cluster from
-// installing, as the install action's 409 lists them (HostID is set for a
-// host validation).
-type FailingValidation struct {
-	ID      string `json:"id"`
-	Status  string `json:"status"`
-	Message string `json:"message"`
-	HostID  string `json:"host_id,omitempty"`
-}
-
 // NotReadyError is the install action's refusal of a cluster that is not
 // ready: it wraps ErrConflict (409) and its validations go into the error
 // document's "validations".
 type NotReadyError struct {
 	ClusterID   string
 	Status      string
-	Validations []FailingValidation
+	Validations []models.FailingValidation
 }
 
 func (e *NotReadyError) Error() string {
@@ -50,17 +40,17 @@ func (e *NotReadyError) Unwrap() error { return ErrConflict }
 // error document plus the failing validations.
 type NotReadyDocument struct {
 	Error
-	Validations []FailingValidation `json:"validations"`
+	Validations []models.FailingValidation `json:"validations"`
 }
 
 // failingValidations lists what keeps cluster c from installing: its
 // failing validations, then those of its hosts that are not known.
-func (s *server) failingValidations(m *engine.Model, c engine.Cluster) []FailingValidation {
-	out := []FailingValidation{}
+func (s *server) failingValidations(m *engine.Model, c engine.Cluster) []models.FailingValidation {
+	out := []models.FailingValidation{}
 	t := s.clusterThresholds(m, c)
 	for _, r := range validation.ValidateCluster(s.clusterFacts(m, c, &t), t) {
 		if !r.Passed() && !r.Hidden {
-			out = append(out, FailingValidation{ID: string(r.ID), Status: string(r.Status), Message: r.Message})
+			out = append(out, models.FailingValidation{ID: string(r.ID), Status: string(r.Status), Message: r.Message})
 		}
 	}
 	for h := range m.HostsOfCluster(c.ID) {
@@ -69,7 +59,7 @@ func (s *server) failingValidations(m *engine.Model, c engine.Cluster) []Failing
 		}
 		for _, r := range validation.ValidateHost(hostFacts(m, h, s), s.hostThresholds(m, h)) {
 			if !r.Passed() && !r.Hidden {
-				out = append(out, FailingValidation{ID: string(r.ID), Status: string(r.Status), Message: r.Message, HostID: h.ID})
+				out = append(out, models.FailingValidation{ID: string(r.ID), Status: string(r.Status), Message: r.Message, HostID: h.ID})
 			}
 		}
 	}
@@ -257,19 +247,19 @@ func (s *server) defaultImageSet(c engine.Cluster) (string, error) {
 
 // clusterProgress is the cluster's total percentage: the mean of its
 // hosts' installation percentages (nil before any host has progress).
-func clusterProgress(m *engine.Model, c engine.Cluster) *ClusterProgress {
+func clusterProgress(m *engine.Model, c engine.Cluster) *models.ClusterProgressInfo {
 	var sum, n int
 	for h := range m.HostsOfCluster(c.ID) {
 		sum += h.Progress.InstallationPercentage
 		n++
 	}
 	if c.Status == engine.ClusterStatusInstalled {
-		return &ClusterProgress{TotalPercentage: 100}
+		return &models.ClusterProgressInfo{TotalPercentage: 100}
 	}
 	if n == 0 || sum == 0 {
 		return nil
 	}
-	return &ClusterProgress{TotalPercentage: int64(sum / n)}
+	return &models.ClusterProgressInfo{TotalPercentage: int64(sum / n)}
 }
 
 // pickDisks gives every host of cluster id (only host only, when set)

@@ -68,7 +68,7 @@ func TestInstallHostFailure(t *testing.T) {
 	if c.Status != engine.ClusterStatusError || !strings.Contains(c.StatusInfo, "sha256 mismatch") {
 		t.Errorf("cluster %q (%s)", c.Status, c.StatusInfo)
 	}
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events?host_id="+a.id, nil).decode(t, &evs)
 	failed := false
 	for _, ev := range evs {
@@ -146,7 +146,7 @@ func TestInstallHostBackInDiscovery(t *testing.T) {
 		t.Errorf("host %q (%s) stage %q", h.Status, h.StatusInfo, h.Progress.CurrentStage)
 	}
 	rk.waitCluster(engine.ClusterStatusInstallingPendingUserAction)
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events?host_id="+a.id, nil).decode(t, &evs)
 	found := false
 	for _, ev := range evs {
@@ -247,9 +247,9 @@ func TestManifestsAndInstallConfig(t *testing.T) {
 		{"file_name": "x.json", "content": mf}} {
 		e.wantError(e.do(adminCred(), "POST", "/clusters/"+id+"/manifests", bad), 400, "")
 	}
-	var list []Manifest
+	var list []models.Manifest
 	e.must(adminCred(), 200, "GET", "/clusters/"+id+"/manifests", nil).decode(t, &list)
-	if len(list) != 2 || list[0] != (Manifest{FileName: "50-x.yaml", Folder: "manifests"}) {
+	if len(list) != 2 || list[0] != (models.Manifest{FileName: "50-x.yaml", Folder: "manifests"}) {
 		t.Errorf("manifests %+v", list)
 	}
 	e.must(adminCred(), 200, "DELETE", "/clusters/"+id+"/manifests?folder=openshift&file_name=y.yml", nil)
@@ -367,7 +367,7 @@ func TestCompleteInstallation(t *testing.T) {
 	}
 	e.wantError(e.do(adminCred(), "POST", path, map[string]any{}), 400, "is_success")
 	e.wantError(e.do(adminCred(), "POST", path, map[string]any{"is_success": false, "error_info": "a\x00"}), 400, "error_info")
-	var c Cluster
+	var c models.Cluster
 	e.must(adminCred(), 202, "POST", path, map[string]any{"is_success": false, "error_info": "console unreachable"}).decode(t, &c)
 	if c.Status != engine.ClusterStatusError || !strings.Contains(c.StatusInfo, "console unreachable") {
 		t.Errorf("cluster %q (%s)", c.Status, c.StatusInfo)

@@ -99,7 +99,7 @@ func waitFor(t *testing.T, st engine.Store, what string, cond func(m *engine.Mod
 }
 
 // waitCluster waits until the cluster is in status.
-func (rk *rack) waitCluster(status string) Cluster {
+func (rk *rack) waitCluster(status string) models.Cluster {
 	rk.t.Helper()
 	waitFor(rk.t, rk.e.store, "cluster "+status, func(m *engine.Model) bool {
 		c, _ := m.Cluster(rk.cluster.ID)
@@ -262,7 +262,7 @@ func (rk *rack) checkInstalled() {
 	if r := e.must(adminCred(), 200, "GET", "/clusters/"+id+"/downloads/credentials?file_name=kubeconfig", nil); string(r.body) != testKubeconfig {
 		t.Errorf("kubeconfig %q", r.body)
 	}
-	var cr Credentials
+	var cr models.Credentials
 	e.must(adminCred(), 200, "GET", "/clusters/"+id+"/credentials", nil).decode(t, &cr)
 	if cr.Username != "kubeadmin" || cr.Password != testKubePass || cr.ConsoleURL != "https://console-openshift-console.apps.rack7.example.com" {
 		t.Errorf("credentials %+v", cr)
@@ -282,7 +282,7 @@ func (rk *rack) checkInstalled() {
 		}
 		return false
 	})
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events?cluster_id="+id, nil).decode(t, &evs)
 	stages := map[string]int{}
 	var statuses []string

@@ -28,8 +28,8 @@ func testImageSet() engine.ImageSet {
 type rack struct {
 	t       *testing.T
 	e       *env
-	cluster Cluster
-	ie      InfraEnv
+	cluster models.Cluster
+	ie      models.InfraEnv
 	agents  []*stepAgent
 }
 
@@ -143,9 +143,9 @@ func (rk *rack) approveAll(roles ...string) {
 }
 
 // get returns the cluster.
-func (rk *rack) get() Cluster {
+func (rk *rack) get() models.Cluster {
 	rk.t.Helper()
-	var c Cluster
+	var c models.Cluster
 	rk.e.must(adminCred(), 200, "GET", "/clusters/"+rk.cluster.ID, nil).decode(rk.t, &c)
 	return c
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // The single-node installation on the replicated store (a one-voter raft
@@ -46,7 +47,7 @@ func TestInstallFlowRaft(t *testing.T) {
 	s = open()
 	t.Cleanup(func() { _ = s.Close() })
 	e2 := newEnv(t, s)
-	var c Cluster
+	var c models.Cluster
 	e2.must(adminCred(), 200, "GET", "/clusters/"+rk.cluster.ID, nil).decode(t, &c)
 	if c.Status != engine.ClusterStatusInstalled || c.InstallCompletedAt.IsZero() {
 		t.Errorf("after restart: %q completed %v", c.Status, c.InstallCompletedAt)

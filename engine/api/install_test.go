@@ -62,7 +62,7 @@ func TestInstallRefusedWhenNotReady(t *testing.T) {
 	rk.discover()
 	e.must(adminCred(), 201, "PATCH", rk.agents[1].path(), map[string]any{"host_name": "node-1"})
 	doc := installRefused(t, rk, "sufficient-masters-count", "all-hosts-are-ready-to-install", "hostname-unique")
-	if !slices.ContainsFunc(doc.Validations, func(v FailingValidation) bool { return v.HostID == rk.agents[1].id }) {
+	if !slices.ContainsFunc(doc.Validations, func(v models.FailingValidation) bool { return v.HostID == rk.agents[1].id }) {
 		t.Errorf("no validation of host 2 among %+v", doc.Validations)
 	}
 	if c := rk.get(); c.Status == engine.ClusterStatusPreparingForInstallation {
@@ -115,7 +115,7 @@ func TestClusterInstallFields(t *testing.T) {
 	}
 	e.wantError(e.do(adminCred(), "POST", "/clusters", base(map[string]any{"network_type": "Calico"})), 400, "network_type")
 	e.wantError(e.do(adminCred(), "POST", "/clusters", base(map[string]any{"image_set_ref": "nope"})), 400, "image_set_ref")
-	var c Cluster
+	var c models.Cluster
 	e.must(adminCred(), 201, "POST", "/clusters", base(map[string]any{"control_plane_count": 5, "network_type": "OpenShiftSDN"})).decode(t, &c)
 	if c.ImageSetRef != "testos-1" || c.NetworkType != "OpenShiftSDN" || c.ControlPlaneCount != 5 {
 		t.Errorf("cluster image set %q network %q control plane %d", c.ImageSetRef, c.NetworkType, c.ControlPlaneCount)
@@ -134,7 +134,7 @@ func TestInstallStartsSNO(t *testing.T) {
 	rk := newRack(t, e, 1, 1)
 	rk.discover()
 	rk.approveAll("master")
-	var c Cluster
+	var c models.Cluster
 	e.must(adminCred(), 202, "POST", "/clusters/"+rk.cluster.ID+"/actions/install", nil).decode(t, &c)
 	if c.Status != engine.ClusterStatusPreparingForInstallation || c.InstallStartedAt.IsZero() {
 		t.Errorf("cluster %q started %v", c.Status, c.InstallStartedAt)
@@ -145,9 +145,9 @@ func TestInstallStartsSNO(t *testing.T) {
 	}
 	// Installing again is refused: the cluster is no longer ready.
 	installRefused(t, rk)
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events?cluster_id="+rk.cluster.ID, nil).decode(t, &evs)
-	if !slices.ContainsFunc(evs, func(ev Event) bool { return ev.Name == "cluster_installation_started" }) {
+	if !slices.ContainsFunc(evs, func(ev models.Event) bool { return ev.Name == "cluster_installation_started" }) {
 		b, _ := json.Marshal(evs)
 		t.Errorf("no cluster_installation_started event: %s", b)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // newKeyEnv is an API whose key ring is the one kept in store, as
@@ -192,7 +193,7 @@ func equalKeys(a, b SigningKeys) bool {
 // retirement event (naming oldKID).
 func wantKeyEvents(t *testing.T, e *env, oldKID, newKID string) {
 	t.Helper()
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events", nil).decode(t, &evs)
 	var rotated, retired bool
 	for _, ev := range evs {

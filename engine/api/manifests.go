@@ -15,21 +15,8 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/install"
+	"github.com/rackboot/rackboot/engine/models"
 )
-
-// Manifest is upstream's manifest listing entry.
-type Manifest struct {
-	FileName string `json:"file_name"`
-	Folder   string `json:"folder"`
-}
-
-// CreateManifestParams is the body of POST .../manifests; Content is
-// base64.
-type CreateManifestParams struct {
-	Content  string `json:"content"`
-	FileName string `json:"file_name"`
-	Folder   string `json:"folder,omitempty"`
-}
 
 // manifestFolders are upstream's folders.
 func manifestFolders() []string { return []string{"manifests", "openshift"} }
@@ -55,13 +42,13 @@ func (s *server) readEditable(id string) error {
 
 func (s *server) listManifests(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
-	out := []Manifest{}
+	out := []models.Manifest{}
 	var ok bool
 	s.store.Read(func(m *engine.Model) {
 		var c engine.Cluster
 		if c, ok = m.Cluster(id); ok {
 			for _, mf := range c.Manifests {
-				out = append(out, Manifest{FileName: mf.FileName, Folder: mf.Folder})
+				out = append(out, models.Manifest{FileName: mf.FileName, Folder: mf.Folder})
 			}
 		}
 	})
@@ -74,7 +61,7 @@ func (s *server) listManifests(w http.ResponseWriter, r *http.Request, _ auth.Pr
 
 // checkManifest checks a manifest's place and decodes its content, which
 // must be YAML (or JSON) documents.
-func checkManifest(p CreateManifestParams) (engine.Manifest, error) {
+func checkManifest(p models.CreateManifestParams) (engine.Manifest, error) {
 	if p.Folder == "" {
 		p.Folder = "manifests"
 	}
@@ -102,7 +89,7 @@ func checkManifest(p CreateManifestParams) (engine.Manifest, error) {
 
 func (s *server) createManifest(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
-	var p CreateManifestParams
+	var p models.CreateManifestParams
 	if err := decode(w, r, 2*engine.MaxManifestSize, &p); err != nil {
 		return err
 	}
@@ -119,7 +106,7 @@ func (s *server) createManifest(w http.ResponseWriter, r *http.Request, _ auth.P
 	}
 	s.event(ctx, engine.Event{Name: "cluster_manifest_created", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Custom manifest %s/%s was stored", mf.Folder, mf.FileName)})
-	writeJSON(w, http.StatusCreated, Manifest{FileName: mf.FileName, Folder: mf.Folder})
+	writeJSON(w, http.StatusCreated, models.Manifest{FileName: mf.FileName, Folder: mf.Folder})
 	return nil
 }
 

@@ -56,7 +56,7 @@ func TestMonitorDisconnects(t *testing.T) {
 		}
 		<-time.After(5 * time.Millisecond)
 	}
-	var evs []Event
+	var evs []models.Event
 	e.must(adminCred(), 200, "GET", "/events?host_id="+testHostID, nil).decode(t, &evs)
 	if last := evs[len(evs)-1]; last.Severity != "warning" || last.Name != "host_status_updated" {
 		t.Errorf("last event %+v", last)

@@ -36,12 +36,12 @@ func TestBoundFlowRaft(t *testing.T) {
 	s = open()
 	t.Cleanup(func() { _ = s.Close() })
 	e2 := newEnv(t, s)
-	var h Host
+	var h models.APIHost
 	e2.must(adminCred(), 200, "GET", "/infra-envs/"+ieID+"/hosts/"+testHostID, nil).decode(t, &h)
 	if h.Status != before.Status || !h.Approved || h.Role != models.HostRoleMaster || h.ClusterID != clusterID || h.Inventory == "" {
 		t.Errorf("after restart: status %q (was %q) approved %t role %q cluster %q", h.Status, before.Status, h.Approved, h.Role, h.ClusterID)
 	}
-	var evs []Event
+	var evs []models.Event
 	e2.must(adminCred(), 200, "GET", "/events?cluster_id="+clusterID, nil).decode(t, &evs)
 	if len(evs) == 0 {
 		t.Errorf("no events after restart")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // staticNetLabel labels the NMState configs the API creates from an
@@ -39,6 +40,25 @@ func staticNetwork(m *engine.Model, ie engine.InfraEnv) []nmstate.HostStaticNetw
 			h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
 		}
 		out = append(out, h)
+	}
+	return out
+}
+
+// nmstateHosts is a request's static_network_config in nmstate's form
+// (nil stays nil, an empty list stays empty).
+func nmstateHosts(in []models.HostStaticNetworkConfig) []nmstate.HostStaticNetworkConfig {
+	if in == nil {
+		return nil
+	}
+	out := make([]nmstate.HostStaticNetworkConfig, len(in))
+	for i, h := range in {
+		out[i].NetworkYAML = h.NetworkYAML
+		if h.MACInterfaceMap != nil {
+			out[i].MACInterfaceMap = make([]nmstate.MACInterface, len(h.MACInterfaceMap))
+		}
+		for j, m := range h.MACInterfaceMap {
+			out[i].MACInterfaceMap[j] = nmstate.MACInterface{MACAddress: m.MACAddress, LogicalNICName: m.LogicalNICName}
+		}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 const staticYAML = `interfaces:
@@ -44,7 +45,7 @@ func TestStaticNetwork(t *testing.T) {
 	e := newMemEnv(t)
 	cfg := []map[string]any{{"network_yaml": staticYAML,
 		"mac_interface_map": []map[string]string{{"mac_address": "52:54:00:12:34:01", "logical_nic_name": "eth0"}}}}
-	var ie InfraEnv
+	var ie models.InfraEnv
 	e.must(adminCred(), 201, "POST", "/infra-envs", map[string]any{"name": "static", "pull_secret": testPullSecret,
 		"static_network_config": cfg}).decode(t, &ie)
 	files := staticFiles(t, e, ie.ID)

@@ -81,15 +81,15 @@ func (a *stepAgent) poll() []models.StepType {
 	return ran
 }
 
-func (a *stepAgent) host() Host {
+func (a *stepAgent) host() models.APIHost {
 	a.t.Helper()
-	var h Host
+	var h models.APIHost
 	a.e.must(adminCred(), 200, "GET", a.path(), nil).decode(a.t, &h)
 	return h
 }
 
 // validationOf returns the status and message of validation id of h.
-func validationOf(t *testing.T, h Host, id validation.ID) (validation.Status, string) {
+func validationOf(t *testing.T, h models.APIHost, id validation.ID) (validation.Status, string) {
 	t.Helper()
 	info, err := validation.ParseInfo(h.ValidationsInfo)
 	if err != nil {
@@ -127,11 +127,11 @@ func goldenInventory(t *testing.T, hostname, mac, cidr string) models.Inventory 
 // (time-synced-between-host-and-service) and only reports ntp-synced.
 func TestStepsSingleNodeKnownAndClockSkew(t *testing.T) {
 	e := newMemEnv(t)
-	var c Cluster
+	var c models.Cluster
 	e.must(adminCred(), 201, "POST", "/clusters", map[string]any{"name": "sno", "openshift_version": "4.17",
 		"pull_secret": testPullSecret, "base_dns_domain": "example.com", "high_availability_mode": "None",
 		"machine_networks": []map[string]string{{"cidr": "10.55.0.0/16"}}}).decode(t, &c)
-	var ie InfraEnv
+	var ie models.InfraEnv
 	e.must(adminCred(), 201, "POST", "/infra-envs", map[string]any{"name": "sno", "pull_secret": testPullSecret,
 		"cluster_id": c.ID}).decode(t, &ie)
 	a := newStepAgent(t, e, ie.ID, testHostID, goldenInventory(t, "sno-1", "", ""))
@@ -225,11 +225,11 @@ func TestStepsThreeHostsKnown(t *testing.T) {
 		}
 	}
 	e := newMemEnv(t)
-	var c Cluster
+	var c models.Cluster
 	e.must(adminCred(), 201, "POST", "/clusters", map[string]any{"name": "rack7", "openshift_version": "4.17",
 		"pull_secret": testPullSecret, "base_dns_domain": "example.com",
 		"machine_networks": []map[string]string{{"cidr": "10.77.0.0/24"}}}).decode(t, &c)
-	var ie InfraEnv
+	var ie models.InfraEnv
 	e.must(adminCred(), 201, "POST", "/infra-envs", map[string]any{"name": "rack7", "pull_secret": testPullSecret,
 		"cluster_id": c.ID}).decode(t, &ie)
 

@@ -49,7 +49,7 @@ func putImageSet(t *testing.T, st engine.Store, is engine.ImageSet) {
 }
 
 // wantHW checks the host's memory and disk validations.
-func wantHW(t *testing.T, h Host, want validation.Status) {
+func wantHW(t *testing.T, h models.APIHost, want validation.Status) {
 	t.Helper()
 	info, err := validation.ParseInfo(h.ValidationsInfo)
 	if err != nil {

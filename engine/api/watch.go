@@ -12,23 +12,8 @@ import (
 	"github.com/rackboot/rackboot/engine/models"
 )
 
-// Watch event types (as Kubernetes watch streams name them).
-const (
-	WatchAdded    = "ADDED"
-	WatchModified = "MODIFIED"
-	WatchDeleted  = "DELETED"
-)
-
 // maxWatchSeconds bounds ?timeout_seconds= of a watch.
 const maxWatchSeconds = 24 * 60 * 60
-
-// WatchEvent is one line of a host watch stream (GET
-// /infra-envs/{id}/hosts?watch=true, a rackboot extension): a host that
-// appeared, changed or was deleted. A deleted host carries only its ids.
-type WatchEvent struct {
-	Type   string `json:"type"`
-	Object *Host  `json:"object"`
-}
 
 // hostWatch is one watch stream's state: the revision of each host it
 // last sent, so that it sends every state change once.
@@ -112,7 +97,7 @@ func (hw *hostWatch) follow(ctx context.Context, changes <-chan engine.Change, s
 func (hw *hostWatch) resync() (uint64, error) {
 	var (
 		index uint64
-		evs   []WatchEvent
+		evs   []models.WatchEvent
 	)
 	hw.s.store.Read(func(m *engine.Model) {
 		index = m.Index()
@@ -136,7 +121,7 @@ func (hw *hostWatch) resync() (uint64, error) {
 // changed since it was last sent.
 func (hw *hostWatch) host(id string) error {
 	var (
-		ev WatchEvent
+		ev models.WatchEvent
 		ok bool
 	)
 	hw.s.store.Read(func(m *engine.Model) {
@@ -157,28 +142,28 @@ func (hw *hostWatch) host(id string) error {
 }
 
 // event is h's ADDED or MODIFIED event; false when h's revision was sent.
-func (hw *hostWatch) event(h engine.Host) (WatchEvent, bool) {
+func (hw *hostWatch) event(h engine.Host) (models.WatchEvent, bool) {
 	rev, was := hw.sent[h.ID]
 	if was && rev == h.Revision {
-		return WatchEvent{}, false
+		return models.WatchEvent{}, false
 	}
 	hw.sent[h.ID] = h.Revision
-	typ := WatchModified
+	typ := models.WatchModified
 	if !was {
-		typ = WatchAdded
+		typ = models.WatchAdded
 	}
-	return WatchEvent{Type: typ, Object: hw.s.hostOut(h)}, true
+	return models.WatchEvent{Type: typ, Object: hw.s.hostOut(h)}, true
 }
 
-func (hw *hostWatch) deleted(id string) WatchEvent {
+func (hw *hostWatch) deleted(id string) models.WatchEvent {
 	delete(hw.sent, id)
-	out := &Host{}
+	out := &models.APIHost{}
 	out.ID, out.InfraEnvID, out.Kind, out.Href = id, hw.ie, models.HostKindHost, hostHref(hw.ie, id)
-	return WatchEvent{Type: WatchDeleted, Object: out}
+	return models.WatchEvent{Type: models.WatchDeleted, Object: out}
 }
 
 // send writes events, one JSON document a line, and flushes them.
-func (hw *hostWatch) send(evs ...WatchEvent) error {
+func (hw *hostWatch) send(evs ...models.WatchEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}

@@ -35,7 +35,7 @@ func (s *stallingStore) Subscribe(ctx context.Context) <-chan engine.Change {
 }
 
 // watch opens a host watch stream and returns its events.
-func (e *env) watch(ctx context.Context, ieID, query string) <-chan WatchEvent {
+func (e *env) watch(ctx context.Context, ieID, query string) <-chan models.WatchEvent {
 	e.t.Helper()
 	req, err := http.NewRequestWithContext(ctx, "GET", e.srv.URL+BasePath+"/infra-envs/"+ieID+"/hosts?watch=true"+query, nil)
 	if err != nil {
@@ -50,16 +50,16 @@ func (e *env) watch(ctx context.Context, ieID, query string) <-chan WatchEvent {
 		b, _ := io.ReadAll(res.Body)
 		e.t.Fatalf("watch: %d %s %s", res.StatusCode, res.Header.Get("Content-Type"), b)
 	}
-	out := make(chan WatchEvent, 100)
+	out := make(chan models.WatchEvent, 100)
 	go func() {
 		defer close(out)
 		defer res.Body.Close()
 		sc := bufio.NewScanner(res.Body)
 		sc.Buffer(nil, 1<<22)
 		for sc.Scan() {
-			var ev WatchEvent
+			var ev models.WatchEvent
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				ev = WatchEvent{Type: "UNDECODABLE " + sc.Text()}
+				ev = models.WatchEvent{Type: "UNDECODABLE " + sc.Text()}
 			}
 			out <- ev
 		}
@@ -69,7 +69,7 @@ func (e *env) watch(ctx context.Context, ieID, query string) <-chan WatchEvent {
 
 // next waits for the next event matching ok, failing on an event of a
 // host in skip.
-func next(t *testing.T, evs <-chan WatchEvent, what string, ok func(WatchEvent) bool, skip ...string) WatchEvent {
+func next(t *testing.T, evs <-chan models.WatchEvent, what string, ok func(models.WatchEvent) bool, skip ...string) models.WatchEvent {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -92,8 +92,8 @@ func next(t *testing.T, evs <-chan WatchEvent, what string, ok func(WatchEvent) 
 	}
 }
 
-func isEvent(typ, id string) func(WatchEvent) bool {
-	return func(ev WatchEvent) bool { return ev.Type == typ && ev.Object != nil && ev.Object.ID == id }
+func isEvent(typ, id string) func(models.WatchEvent) bool {
+	return func(ev models.WatchEvent) bool { return ev.Type == typ && ev.Object != nil && ev.Object.ID == id }
 }
 
 // A watch lists the infra-env's hosts, then streams their changes and
@@ -110,28 +110,28 @@ func TestWatchHosts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	evs := e.watch(ctx, ie.ID, "")
-	next(t, evs, "the existing host", isEvent(WatchAdded, testHostID))
+	next(t, evs, "the existing host", isEvent(models.WatchAdded, testHostID))
 
 	// Missed while the feed is stalled: a new host, a rename.
 	register(ie.ID, testHostID2)
 	e.must(adminCred(), 201, "PATCH", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, map[string]any{"host_name": "renamed"})
 	close(st.stalled)
 	// The list is sent again in id order, changes only.
-	ev := next(t, evs, "the rename made while behind", isEvent(WatchModified, testHostID))
+	ev := next(t, evs, "the rename made while behind", isEvent(models.WatchModified, testHostID))
 	if ev.Object.RequestedHostname != "renamed" {
 		t.Errorf("modified host hostname %q", ev.Object.RequestedHostname)
 	}
-	next(t, evs, "the host added while behind", isEvent(WatchAdded, testHostID2))
+	next(t, evs, "the host added while behind", isEvent(models.WatchAdded, testHostID2))
 
 	// Followed live.
 	const otherHost = "52540000-aabb-0001-0000-0000000000ff"
 	register(other.ID, otherHost)
 	e.must(adminCred(), 201, "PATCH", "/infra-envs/"+ie.ID+"/hosts/"+testHostID2, map[string]any{"approved": true})
-	ev = next(t, evs, "approval", func(ev WatchEvent) bool {
-		return isEvent(WatchModified, testHostID2)(ev) && ev.Object.Approved
+	ev = next(t, evs, "approval", func(ev models.WatchEvent) bool {
+		return isEvent(models.WatchModified, testHostID2)(ev) && ev.Object.Approved
 	}, otherHost)
 	e.must(adminCred(), 204, "DELETE", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, nil)
-	ev = next(t, evs, "deletion", isEvent(WatchDeleted, testHostID), otherHost)
+	ev = next(t, evs, "deletion", isEvent(models.WatchDeleted, testHostID), otherHost)
 	if ev.Object.InfraEnvID != ie.ID || ev.Object.Status != "" {
 		t.Errorf("deleted event %+v", ev.Object.Host)
 	}
@@ -156,7 +156,7 @@ func TestWatchTimeoutAndBadParams(t *testing.T) {
 	}
 	e.wantError(e.do(adminCred(), "GET", "/infra-envs/"+ie.ID+"/hosts?watch=maybe", nil), 400, "watch")
 	e.wantError(e.do(adminCred(), "GET", "/infra-envs/"+ie.ID+"/hosts?watch=true&timeout_seconds=0", nil), 400, "timeout_seconds")
-	var hosts []Host
+	var hosts []models.APIHost
 	e.must(adminCred(), 200, "GET", "/infra-envs/"+ie.ID+"/hosts?watch=false", nil).decode(t, &hosts)
 	if len(hosts) != 0 {
 		t.Errorf("hosts %v", hosts)
@@ -174,5 +174,5 @@ func TestWatchEmptyInfraEnvSendsHeaders(t *testing.T) {
 	t.Cleanup(cancel)
 	evs := e.watch(ctx, ie.ID, "")
 	e.must(cred{agent: e.agentConfig(ie.ID).Token}, 201, "POST", "/infra-envs/"+ie.ID+"/hosts", models.HostCreateParams{HostID: testHostID})
-	next(t, evs, "the first host", isEvent(WatchAdded, testHostID))
+	next(t, evs, "the first host", isEvent(models.WatchAdded, testHostID))
 }
