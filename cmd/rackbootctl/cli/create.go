@@ -29,6 +29,16 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
+// optional is &v, or nil for the zero value (a flag that was not given):
+// the API's parameters leave nil fields out.
+func optional[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
+}
+
 func (a *app) create(ctx context.Context, args []string) error {
 	if len(args) > 0 && (args[0] == "manifest" || args[0] == "manifests") {
 		return a.createManifest(ctx, args[1:])
@@ -56,13 +66,14 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	var p client.ClusterCreateParams
 	var sf secretFiles
 	var apiVIPs, ingressVIPs, machineNets, serviceNets, clusterNets listFlag
-	var hostPrefix int64
-	var sno bool
+	var name, version, networkType, pullSecret string
+	var hostPrefix, controlPlane int64
+	var sno, hold bool
 	fs := a.flagSet("create cluster")
-	fs.StringVar(&p.Name, "name", "", "cluster `name` (required)")
+	fs.StringVar(&name, "name", "", "cluster `name` (required)")
 	fs.StringVar(&p.BaseDNSDomain, "base-domain", "", "base DNS `domain`")
-	fs.StringVar(&p.OpenshiftVersion, "version", "", "OpenShift `version`, e.g. 4.16 (required)")
-	fs.Int64Var(&p.ControlPlaneCount, "control-plane-count", 0, "number of control plane hosts (1 or 3…5)")
+	fs.StringVar(&version, "version", "", "OpenShift `version`, e.g. 4.16 (required)")
+	fs.Int64Var(&controlPlane, "control-plane-count", 0, "number of control plane hosts (1 or 3…5)")
 	fs.StringVar(&p.CPUArchitecture, "cpu-arch", "", "CPU architecture (x86_64, arm64, …)")
 	fs.Var(&apiVIPs, "api-vip", "API virtual `IP` (repeatable)")
 	fs.Var(&ingressVIPs, "ingress-vip", "ingress virtual `IP` (repeatable)")
@@ -70,8 +81,8 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	fs.Var(&serviceNets, "service-network", "service network `CIDR` (repeatable)")
 	fs.Var(&clusterNets, "cluster-network", "cluster (pod) network `CIDR` (repeatable)")
 	fs.Int64Var(&hostPrefix, "host-prefix", 23, "prefix length of each node's slice of the cluster networks")
-	fs.StringVar(&p.NetworkType, "network-type", "", "network `type`: OVNKubernetes or OpenShiftSDN")
-	fs.BoolVar(&p.HoldInstallation, "hold-installation", false, "keep the cluster from installing until this is cleared")
+	fs.StringVar(&networkType, "network-type", "", "network `type`: OVNKubernetes or OpenShiftSDN")
+	fs.BoolVar(&hold, "hold-installation", false, "keep the cluster from installing until this is cleared")
 	fs.StringVar(&p.ImageSetRef, "image-set", "", "`name` of the image set to install (default: the one of --version, else the architecture's first)")
 	fs.BoolVar(&sno, "sno", false, "single node: one control-plane host, no VIPs (same as --control-plane-count 1)")
 	sf.register(fs)
@@ -82,9 +93,11 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	if err := exactArgs("create cluster", pos, 0, "no arguments, only flags"); err != nil {
 		return err
 	}
-	if p.Name == "" || p.OpenshiftVersion == "" {
+	if name == "" || version == "" {
 		return usageError("create cluster needs --name and --version")
 	}
+	p.Name, p.OpenshiftVersion = &name, &version
+	p.ControlPlaneCount, p.NetworkType, p.HoldInstallation = optional(controlPlane), optional(networkType), optional(hold)
 	f, err := output.ParseFormat(sf.format)
 	if err != nil {
 		return usageError("%v", err)
@@ -96,27 +109,28 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 		p.IngressVips = append(p.IngressVips, client.VIP{IP: v})
 	}
 	for _, n := range machineNets {
-		p.MachineNetworks = append(p.MachineNetworks, client.Network{Cidr: n})
+		p.MachineNetworks = append(p.MachineNetworks, client.Network{CIDR: n})
 	}
 	for _, n := range serviceNets {
-		p.ServiceNetworks = append(p.ServiceNetworks, client.Network{Cidr: n})
+		p.ServiceNetworks = append(p.ServiceNetworks, client.Network{CIDR: n})
 	}
 	for _, n := range clusterNets {
-		p.ClusterNetworks = append(p.ClusterNetworks, client.ClusterNetwork{Cidr: n, HostPrefix: hostPrefix})
+		p.ClusterNetworks = append(p.ClusterNetworks, client.ClusterNetwork{CIDR: n, HostPrefix: hostPrefix})
 	}
 	if err := singleNode(&p, sno); err != nil {
 		return err
 	}
-	if p.PullSecret, p.SSHPublicKey, err = a.readSecrets(sf); err != nil {
+	if pullSecret, p.SSHPublicKey, err = a.readSecrets(sf); err != nil {
 		return err
 	}
+	p.PullSecret = &pullSecret
 	c, err := a.client()
 	if err != nil {
 		return err
 	}
 	cl, err := c.CreateCluster(ctx, p)
 	if err != nil {
-		return fmt.Errorf("creating cluster %q: %w", p.Name, err)
+		return fmt.Errorf("creating cluster %q: %w", name, err)
 	}
 	return a.created(f, "cluster/"+cl.ID, cl, output.Clusters([]*client.Cluster{cl}, f == output.FormatWide, a.env.Now()))
 }
@@ -124,16 +138,20 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 // singleNode applies --sno: control plane count 1 and high availability
 // mode None, which VIPs contradict.
 func singleNode(p *client.ClusterCreateParams, sno bool) error {
-	if !sno && p.ControlPlaneCount != 1 {
+	var count int64
+	if p.ControlPlaneCount != nil {
+		count = *p.ControlPlaneCount
+	}
+	if !sno && count != 1 {
 		return nil
 	}
-	if sno && p.ControlPlaneCount != 0 && p.ControlPlaneCount != 1 {
-		return usageError("--sno has one control-plane host, not %d", p.ControlPlaneCount)
+	if sno && count != 0 && count != 1 {
+		return usageError("--sno has one control-plane host, not %d", count)
 	}
 	if len(p.APIVips)+len(p.IngressVips) > 0 {
 		return usageError("a single-node cluster has no API or ingress VIPs")
 	}
-	p.ControlPlaneCount, p.HighAvailabilityMode = 1, "None"
+	p.ControlPlaneCount, p.HighAvailabilityMode = new(int64(1)), "None"
 	return nil
 }
 
@@ -141,18 +159,18 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 	var p client.InfraEnvCreateParams
 	var sf secretFiles
 	var ntp listFlag
-	var proxy client.Proxy
-	var override, static string
+	var httpProxy, httpsProxy, noProxy string
+	var name, cluster, pullSecret, sshKey, override, static string
 	fs := a.flagSet("create infra-env")
-	fs.StringVar(&p.Name, "name", "", "infra-env `name` (required)")
-	fs.StringVar(&p.ClusterID, "cluster", "", "cluster `ID` the hosts join (empty: late binding)")
+	fs.StringVar(&name, "name", "", "infra-env `name` (required)")
+	fs.StringVar(&cluster, "cluster", "", "cluster `ID` the hosts join (empty: late binding)")
 	fs.StringVar(&p.OpenshiftVersion, "version", "", "OpenShift `version` of the discovery image")
 	fs.StringVar(&p.CPUArchitecture, "cpu-arch", "", "CPU architecture (x86_64, arm64, …)")
 	fs.StringVar(&p.ImageType, "image-type", "", "full-iso or minimal-iso")
 	fs.Var(&ntp, "ntp-source", "additional NTP `source` (repeatable)")
-	fs.StringVar(&proxy.HTTPProxy, "http-proxy", "", "HTTP proxy `URL` for discovered hosts")
-	fs.StringVar(&proxy.HTTPSProxy, "https-proxy", "", "HTTPS proxy `URL` for discovered hosts")
-	fs.StringVar(&proxy.NoProxy, "no-proxy", "", "comma-separated `list` that bypasses the proxy")
+	fs.StringVar(&httpProxy, "http-proxy", "", "HTTP proxy `URL` for discovered hosts")
+	fs.StringVar(&httpsProxy, "https-proxy", "", "HTTPS proxy `URL` for discovered hosts")
+	fs.StringVar(&noProxy, "no-proxy", "", "comma-separated `list` that bypasses the proxy")
 	fs.StringVar(&override, "ignition-override-file", "", "`file` with an Ignition config merged into the discovery Ignition")
 	fs.StringVar(&static, "static-network-config", "", "`file` with the static network config list (YAML or JSON: mac_interface_map, network_yaml)")
 	sf.register(fs)
@@ -163,14 +181,15 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 	if err := exactArgs("create infra-env", pos, 0, "no arguments, only flags"); err != nil {
 		return err
 	}
-	if p.Name == "" || sf.pullSecret == "" {
+	if name == "" || sf.pullSecret == "" {
 		return usageError("create infra-env needs --name and --pull-secret-file")
 	}
 	f, err := output.ParseFormat(sf.format)
 	if err != nil {
 		return usageError("%v", err)
 	}
-	p.AdditionalNtpSources = strings.Join(ntp, ",")
+	p.Name, p.ClusterID, p.AdditionalNtpSources = &name, optional(cluster), optional(strings.Join(ntp, ","))
+	proxy := client.Proxy{HTTPProxy: optional(httpProxy), HTTPSProxy: optional(httpsProxy), NoProxy: optional(noProxy)}
 	if proxy != (client.Proxy{}) {
 		p.Proxy = &proxy
 	}
@@ -184,16 +203,17 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	if p.PullSecret, p.SSHAuthorizedKey, err = a.readSecrets(sf); err != nil {
+	if pullSecret, sshKey, err = a.readSecrets(sf); err != nil {
 		return err
 	}
+	p.PullSecret, p.SSHAuthorizedKey = &pullSecret, optional(sshKey)
 	c, err := a.client()
 	if err != nil {
 		return err
 	}
 	ie, err := c.CreateInfraEnv(ctx, p)
 	if err != nil {
-		return fmt.Errorf("creating infra-env %q: %w", p.Name, err)
+		return fmt.Errorf("creating infra-env %q: %w", name, err)
 	}
 	return a.created(f, "infra-env/"+ie.ID, ie, output.InfraEnvs([]*client.InfraEnv{ie}, f == output.FormatWide, a.env.Now()))
 }

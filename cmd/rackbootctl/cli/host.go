@@ -135,7 +135,7 @@ func (a *app) patchHost(ctx context.Context, args []string) error {
 		p.HostName = &hostname
 	}
 	if disk != "" {
-		p.DisksSelectedConfig = []client.DiskConfig{{ID: disk, Role: "install"}}
+		p.DisksSelectedConfig = []client.DiskConfig{{ID: &disk, Role: "install"}}
 	}
 	if override != "" || clearOverride {
 		text := ""

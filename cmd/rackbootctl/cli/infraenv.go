@@ -13,12 +13,12 @@ import (
 // readStaticNetwork reads a static network config file: upstream's
 // static_network_config list (entries with mac_interface_map and
 // network_yaml), as YAML or JSON. Unknown keys are refused.
-func (a *app) readStaticNetwork(path string) ([]client.StaticNetworkConfig, error) {
+func (a *app) readStaticNetwork(path string) ([]client.HostStaticNetworkConfig, error) {
 	text, err := a.readFile(path, "static network config")
 	if err != nil {
 		return nil, err
 	}
-	var out []client.StaticNetworkConfig
+	var out []client.HostStaticNetworkConfig
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	dec.KnownFields(true)
 	if err := dec.Decode(&out); err != nil {
@@ -77,7 +77,7 @@ func (a *app) patchInfraEnv(ctx context.Context, args []string) error {
 		p.AdditionalNtpSources = &v
 	}
 	if clearStatic {
-		p.StaticNetworkConfig = &[]client.StaticNetworkConfig{}
+		p.StaticNetworkConfig = &[]client.HostStaticNetworkConfig{}
 	}
 	if static != "" {
 		cfg, err := a.readStaticNetwork(static)

@@ -52,7 +52,7 @@ func (a *app) getManifests(ctx context.Context, args []string) error {
 // createManifest is "create manifest --cluster C --file F [--folder D] [--name N]".
 func (a *app) createManifest(ctx context.Context, args []string) error {
 	var cluster, file, name string
-	p := client.ManifestCreateParams{}
+	p := client.CreateManifestParams{}
 	fs := a.flagSet("create manifest")
 	fs.StringVar(&cluster, "cluster", "", "cluster `ID` or name (required)")
 	fs.StringVar(&file, "file", "", "the manifest `file`, YAML or JSON (required)")

@@ -48,16 +48,16 @@ func TestFlowAgainstRealAPI(t *testing.T) {
 	srv := testserver.Start(t)
 	c := newClient(t, srv.URL, srv.Token)
 
-	cl, err := c.CreateCluster(ctx, client.ClusterCreateParams{Name: "prod", OpenshiftVersion: "4.16",
-		BaseDNSDomain: "example.com", ControlPlaneCount: 3, PullSecret: pullSecret})
+	cl, err := c.CreateCluster(ctx, client.ClusterCreateParams{Name: new("prod"), OpenshiftVersion: new("4.16"),
+		BaseDNSDomain: "example.com", ControlPlaneCount: new(int64(3)), PullSecret: new(pullSecret)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cl.Name != "prod" || cl.ID == "" || !cl.PullSecretSet || cl.Status == "" {
 		t.Errorf("created cluster %+v", cl)
 	}
-	ie, err := c.CreateInfraEnv(ctx, client.InfraEnvCreateParams{Name: "lab", PullSecret: pullSecret,
-		SSHAuthorizedKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOmz5H7Sx3X8lD1PCZ3xLQ7XB9zYQn8v5m2pZ9kW3cJ4 test"})
+	ie, err := c.CreateInfraEnv(ctx, client.InfraEnvCreateParams{Name: new("lab"), PullSecret: new(pullSecret),
+		SSHAuthorizedKey: new("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOmz5H7Sx3X8lD1PCZ3xLQ7XB9zYQn8v5m2pZ9kW3cJ4 test")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestAPIErrors(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Status != http.StatusNotFound || !errors.Is(err, client.ErrNotFound) || ae.Reason == "" {
 		t.Errorf("missing cluster: %#v", err)
 	}
-	_, err = c.CreateInfraEnv(ctx, client.InfraEnvCreateParams{Name: "x", PullSecret: "not json"})
+	_, err = c.CreateInfraEnv(ctx, client.InfraEnvCreateParams{Name: new("x"), PullSecret: new("not json")})
 	if !errors.Is(err, client.ErrBadRequest) || !errors.As(err, &ae) || ae.Reason == "" {
 		t.Errorf("bad pull secret: %v", err)
 	}
@@ -177,11 +177,15 @@ func TestNetworkErrorIsWrapped(t *testing.T) {
 // The create parameters print without their pull secret.
 func TestParamsHideSecrets(t *testing.T) {
 	for _, v := range []any{
-		client.ClusterCreateParams{Name: "a", PullSecret: pullSecret},
-		client.InfraEnvCreateParams{Name: "a", PullSecret: pullSecret},
+		client.ClusterCreateParams{Name: new("a"), PullSecret: new(pullSecret)},
+		client.InfraEnvCreateParams{Name: new("a"), PullSecret: new(pullSecret)},
+		client.InfraEnvUpdateParams{PullSecret: new(pullSecret)},
+		client.Credentials{Username: "kubeadmin", Password: "auths-password"},
 	} {
-		if s := fmt.Sprint(v); strings.Contains(s, "auths") {
-			t.Errorf("%T prints its pull secret: %s", v, s)
+		for _, format := range []string{"%v", "%+v", "%s", "%#v"} {
+			if s := fmt.Sprintf(format, v); strings.Contains(s, "auths") {
+				t.Errorf("%T prints its secret with %s: %s", v, format, s)
+			}
 		}
 	}
 }

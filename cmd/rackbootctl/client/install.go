@@ -23,16 +23,6 @@ const (
 	CredKubeadminPassword = "kubeadmin-password"
 )
 
-// Credentials is the answer of GET /clusters/{id}/credentials.
-type Credentials struct {
-	ConsoleURL string `json:"console_url,omitempty"`
-	Password   string `json:"password,omitempty"`
-	Username   string `json:"username,omitempty"`
-}
-
-// String never shows the password.
-func (c Credentials) String() string { return "Credentials(" + c.Username + ")" }
-
 func clusterAction(id, action string) string {
 	return "/clusters/" + pathID(id) + "/actions/" + action
 }
@@ -104,20 +94,6 @@ func (c *Client) download(ctx context.Context, path, name string, w io.Writer) (
 	return n, nil
 }
 
-// Manifest is a custom manifest of a cluster (its content is not listed).
-type Manifest struct {
-	FileName string `json:"file_name"`
-	Folder   string `json:"folder"`
-}
-
-// ManifestCreateParams is the body of POST .../manifests: Content is the
-// manifest, base64-encoded.
-type ManifestCreateParams struct {
-	Content  string `json:"content"`
-	FileName string `json:"file_name"`
-	Folder   string `json:"folder,omitempty"`
-}
-
 // InstallConfig returns the cluster's install-config.yaml as rackboot
 // generates it (overrides applied).
 func (c *Client) InstallConfig(ctx context.Context, id string) (string, error) {
@@ -138,7 +114,7 @@ func (c *Client) ListManifests(ctx context.Context, id string) ([]*Manifest, err
 }
 
 // CreateManifest stores a custom manifest.
-func (c *Client) CreateManifest(ctx context.Context, id string, p ManifestCreateParams) (*Manifest, error) {
+func (c *Client) CreateManifest(ctx context.Context, id string, p CreateManifestParams) (*Manifest, error) {
 	var out Manifest
 	return &out, c.call(ctx, http.MethodPost, "/clusters/"+pathID(id)+"/manifests", nil, p, &out)
 }

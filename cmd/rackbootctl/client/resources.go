@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // ListClusters returns every cluster.
@@ -132,7 +134,7 @@ func (c *Client) DeleteHost(ctx context.Context, infraEnvID, hostID string) erro
 func (c *Client) BindHost(ctx context.Context, infraEnvID, hostID, clusterID string) (*Host, error) {
 	var out Host
 	return &out, c.call(ctx, http.MethodPost, hostPath(infraEnvID, hostID)+"/actions/bind", nil,
-		BindHostParams{ClusterID: clusterID}, &out)
+		models.BindHostParams{ClusterID: &clusterID}, &out)
 }
 
 // UnbindHost releases a host from its cluster.

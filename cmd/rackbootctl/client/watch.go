@@ -9,6 +9,8 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // ErrNoWatch: the server answered a host watch with something other than
@@ -17,20 +19,13 @@ var ErrNoWatch = errors.New("the server does not stream host changes")
 
 // Watch event types of the host watch stream.
 const (
-	WatchAdded    = "ADDED"
-	WatchModified = "MODIFIED"
-	WatchDeleted  = "DELETED"
+	WatchAdded    = models.WatchAdded
+	WatchModified = models.WatchModified
+	WatchDeleted  = models.WatchDeleted
 )
 
 // maxWatchLine bounds one line (one host) of a watch stream.
 const maxWatchLine = 16 << 20
-
-// WatchEvent is one change of a host watch stream. A DELETED host carries
-// only its ids.
-type WatchEvent struct {
-	Type   string `json:"type"`
-	Object *Host  `json:"object"`
-}
 
 // WatchHosts follows GET /infra-envs/{id}/hosts?watch=true and calls fn
 // with each event (every current host first, as ADDED) until ctx ends

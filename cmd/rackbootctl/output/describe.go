@@ -224,7 +224,7 @@ func DescribeCluster(w io.Writer, c *client.Cluster) error {
 	nets := func(ns []client.Network) string {
 		var s []string
 		for _, n := range ns {
-			s = append(s, n.Cidr)
+			s = append(s, n.CIDR)
 		}
 		return strings.Join(s, ",")
 	}

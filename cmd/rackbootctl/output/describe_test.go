@@ -56,7 +56,7 @@ func TestDescribeClusterGolden(t *testing.T) {
 		BaseDNSDomain: "example.com", ControlPlaneCount: 3, CPUArchitecture: "x86_64", Status: "insufficient",
 		StatusInfo: "Cluster is not ready for install", PullSecretSet: true,
 		APIVips: []client.VIP{{IP: "192.168.111.5"}}, IngressVips: []client.VIP{{IP: "192.168.111.4"}},
-		MachineNetworks: []client.Network{{Cidr: "192.168.111.0/24"}}, ServiceNetworks: []client.Network{{Cidr: "172.30.0.0/16"}},
+		MachineNetworks: []client.Network{{CIDR: "192.168.111.0/24"}}, ServiceNetworks: []client.Network{{CIDR: "172.30.0.0/16"}},
 		Hosts:           hosts()[:2],
 		ValidationsInfo: `{"hosts-data":[{"id":"sufficient-masters-count","status":"failure","message":"The cluster must have exactly 3 dedicated control plane nodes."}]}`}
 	var out bytes.Buffer

@@ -71,7 +71,7 @@ func TestTablesGolden(t *testing.T) {
 		{ID: "11111111-2222-3333-4444-555555555555", Name: "lab", ClusterID: clusters[0].ID, Type: "full-iso",
 			CPUArchitecture: "x86_64", CreatedAt: ago(90 * time.Second), PullSecretSet: true},
 		{ID: "11111111-2222-3333-4444-666666666666", Name: "late", CreatedAt: ago(50 * time.Hour),
-			Proxy: &client.Proxy{HTTPProxy: "http://proxy:3128"}, SSHAuthorizedKey: "ssh-ed25519 AAAA"},
+			Proxy: &client.Proxy{HTTPProxy: new("http://proxy:3128")}, SSHAuthorizedKey: "ssh-ed25519 AAAA"},
 	}
 	events := []*client.Event{
 		{EventTime: ago(time.Minute), Severity: "info", InfraEnvID: envs[0].ID, Message: "Registered infra env"},

@@ -63,11 +63,24 @@ func InfraEnvs(es []*client.InfraEnv, wide bool, now time.Time) Table {
 		r := []string{e.ID, e.Name, e.ClusterID, e.Type, e.CPUArchitecture, age(now, e.CreatedAt)}
 		if wide {
 			r = append(r, yesNo(e.PullSecretSet, "set", none), yesNo(e.SSHAuthorizedKey != "", "set", none),
-				yesNo(e.Proxy != nil && *e.Proxy != (client.Proxy{}), "set", none))
+				yesNo(proxySet(e.Proxy), "set", none))
 		}
 		t.add(e.ID, r)
 	}
 	return t
+}
+
+// proxySet reports whether p names a proxy.
+func proxySet(p *client.Proxy) bool {
+	if p == nil {
+		return false
+	}
+	for _, v := range []*string{p.HTTPProxy, p.HTTPSProxy, p.NoProxy} {
+		if v != nil && *v != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Hosts is the table of hosts, with the columns of `oc get agents`.
