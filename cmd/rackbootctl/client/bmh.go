@@ -1,19 +1,6 @@
 package client
 
-import (
-	"context"
-
-	"github.com/rackboot/rackboot/engine/models"
-)
-
-// BareMetalHost types are the API's (metal3.io/v1alpha1 shape).
-type (
-	BareMetalHost       = models.BareMetalHost
-	BareMetalHostCreate = models.BareMetalHostCreate
-	BareMetalHostPatch  = models.BareMetalHostPatch
-	BMCCredentials      = models.BMCCredentials
-	BareMetalHostStatus = models.BareMetalHostStatus
-)
+import "context"
 
 func bmhPath(name string) string { return "/baremetal-hosts/" + pathID(name) }
 

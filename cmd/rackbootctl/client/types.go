@@ -8,8 +8,13 @@ import (
 
 // The API's documents are engine/models' (the server's own types): one
 // definition for the API, this client and the agent. The aliases keep the
-// client's vocabulary.
+// client's vocabulary. BareMetalHosts have metal3.io/v1alpha1's shape.
 type (
+	BareMetalHost           = models.BareMetalHost
+	BareMetalHostCreate     = models.BareMetalHostCreate
+	BareMetalHostPatch      = models.BareMetalHostPatch
+	BareMetalHostStatus     = models.BareMetalHostStatus
+	BMCCredentials          = models.BMCCredentials
 	Cluster                 = models.Cluster
 	ClusterCreateParams     = models.ClusterCreateParams
 	ClusterProgressInfo     = models.ClusterProgressInfo
