@@ -55,25 +55,14 @@ func runAll(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleanup, err := o.Setup("diskimage-bench")
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	img, err := makeImage(o.Work, int64(o.sizeMiB)<<20)
-	if err != nil {
-		return err
-	}
-	pair, err := topo.New(ctx, "rd")
-	if err != nil {
-		return err
-	}
-	defer pair.Close()
-	rep := newReport(o, img)
-	runErr := bench(ctx, pair, o, img, rep)
-	rep.finish()
-	if err := o.Emit(rep.write); err != nil {
-		return err
-	}
-	return runErr
+	return o.Run(ctx, "diskimage-bench", "rd", func(ctx context.Context, pair *topo.Pair) error {
+		img, err := makeImage(o.Work, int64(o.sizeMiB)<<20)
+		if err != nil {
+			return err
+		}
+		rep := newReport(o, img)
+		runErr := bench(ctx, pair, o, img, rep)
+		rep.finish()
+		return errors.Join(o.Emit(rep.write), runErr)
+	})
 }

@@ -61,24 +61,13 @@ func runAll(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleanup, err := o.Setup("rackbench")
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	pair, err := topo.New(ctx, "rb")
-	if err != nil {
-		return err
-	}
-	defer pair.Close()
-	rep := report.Report{Machine: machine(ctx, o.Command, o.Work)}
-	runErr := benchAll(ctx, pair, o, &rep)
-	rep.Machine.LoadAvg[1] = harness.LoadAvg()
-	rep.Notes = append(rep.Notes, busyNotes(o, rep.Machine)...)
-	if err := o.Emit(func(w io.Writer) error { return report.Write(w, rep) }); err != nil {
-		return err
-	}
-	return runErr
+	return o.Run(ctx, "rackbench", "rb", func(ctx context.Context, pair *topo.Pair) error {
+		rep := report.Report{Machine: machine(ctx, o.Command, o.Work)}
+		runErr := benchAll(ctx, pair, o, &rep)
+		rep.Machine.LoadAvg[1] = harness.LoadAvg()
+		rep.Notes = append(rep.Notes, busyNotes(o, rep.Machine)...)
+		return errors.Join(o.Emit(func(w io.Writer) error { return report.Write(w, rep) }), runErr)
+	})
 }
 
 // benchAll runs the benchmarks -only names.

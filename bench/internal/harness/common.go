@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackboot/rackboot/bench/internal/topo"
 	"github.com/rackboot/rackboot/testbed/netns"
 )
 
@@ -40,10 +42,28 @@ func (c *Common) DefaultCommand(name string, args []string) {
 	}
 }
 
-// Setup checks that network namespaces can be built and makes the work
-// directory: -work, or a temporary one named after prefix. The returned
-// function removes a temporary one unless -keep.
-func (c *Common) Setup(prefix string) (cleanup func(), err error) {
+// Run checks that network namespaces can be built, makes the work
+// directory (-work, or a temporary one named after prefix), builds the
+// benchmark topology (namespaces named after nsPrefix) and runs bench in it.
+// It removes the topology and, unless -keep, a temporary work directory
+// afterwards.
+func (c *Common) Run(ctx context.Context, prefix, nsPrefix string, bench func(context.Context, *topo.Pair) error) error {
+	cleanup, err := c.setup(prefix)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	pair, err := topo.New(ctx, nsPrefix)
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	defer pair.Close()
+	return bench(ctx, pair)
+}
+
+// setup checks that network namespaces can be built and makes the work
+// directory. The returned function removes a temporary one unless -keep.
+func (c *Common) setup(prefix string) (cleanup func(), err error) {
 	if err := netns.Available(); err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
