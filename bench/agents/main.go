@@ -29,6 +29,7 @@ type options struct {
 	out, pprofDir      string
 	keep               bool
 	nice               int
+	rack, rounds       int
 }
 
 func main() {
@@ -70,6 +71,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory (data_dir, logs)")
 	fs.StringVar(&o.out, "out", "bench/agents/last.md", "file the markdown section is written to")
 	fs.IntVar(&o.nice, "nice", -10, "scheduling priority of this program and the server (as bench/run.sh runs the other benchmarks); 0 leaves it")
+	fs.IntVar(&o.rack, "rack", 0, "instead of the two phases: the registration storm on a rack of this many appliances against a rack of one (testbed/ha namespaces, root; 0: off)")
+	fs.IntVar(&o.rounds, "rounds", 2, "with -rack: storms per rack size, alternating")
 	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server only)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -80,8 +83,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, err)
 		return o, err
 	case o.hosts < 1 || o.hosts > maxHosts, o.concurrency < 1 || o.concurrency > 10000,
-		o.interval < time.Second, o.pollFor < 0 || o.pollFor > time.Hour, o.nice < -20 || o.nice > 19:
-		err := fmt.Errorf("%w: -hosts 1..%d, -concurrency 1..10000, -interval ≥ 1s, -poll 0..1h, -nice -20..19", ErrUsage, maxHosts)
+		o.interval < time.Second, o.pollFor < 0 || o.pollFor > time.Hour, o.nice < -20 || o.nice > 19,
+		o.rack < 0 || o.rack > 5, o.rounds < 1 || o.rounds > 10:
+		err := fmt.Errorf("%w: -hosts 1..%d, -concurrency 1..10000, -interval ≥ 1s, -poll 0..1h, -nice -20..19, -rack 0..5, -rounds 1..10", ErrUsage, maxHosts)
 		fmt.Fprintln(stderr, err)
 		return o, err
 	}
@@ -106,6 +110,9 @@ func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
 	if !o.keep {
 		defer os.RemoveAll(work)
 	}
+	if o.rack > 0 {
+		return benchRack(ctx, o, work, niceErr == nil, stdout)
+	}
 	nice := 0
 	if niceErr == nil {
 		nice = o.nice
@@ -119,11 +126,15 @@ func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
 	if err := measure(ctx, o, srv, res); err != nil {
 		return err
 	}
-	md := res.markdown()
+	return writeReport(res.markdown(), o.out, stdout)
+}
+
+// writeReport prints md and writes it to out (unless "").
+func writeReport(md, out string, stdout io.Writer) error {
 	fmt.Fprint(stdout, md)
-	if o.out != "" {
-		if err := os.WriteFile(o.out, []byte(md), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", o.out, err)
+	if out != "" {
+		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", out, err)
 		}
 	}
 	return nil
@@ -135,7 +146,7 @@ func measure(ctx context.Context, o options, srv *server, res *result) error {
 	if err != nil {
 		return err
 	}
-	sim, err := newSimulator(ac, o.hosts, o.concurrency, runTag())
+	sim, err := newSimulator(ac, o.hosts, o.concurrency, runTag(), nil)
 	if err != nil {
 		return err
 	}

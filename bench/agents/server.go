@@ -33,6 +33,7 @@ const (
 	kindAuto      = "auto"
 	kindBinary    = "binary"
 	kindInProcess = "inprocess"
+	kindRack      = "rack" // rackbootd in testbed/ha's namespaces (-rack)
 )
 
 // server is a running server process under test.
@@ -42,7 +43,16 @@ type server struct {
 	done    chan struct{}
 	base    string // http://127.0.0.1:port
 	dataDir string
-	token   string // admin token
+	token   string       // admin token
+	http    *http.Client // nil: http.DefaultClient
+}
+
+// client is the HTTP client that reaches the server.
+func (s *server) client() *http.Client {
+	if s.http != nil {
+		return s.http
+	}
+	return http.DefaultClient
 }
 
 // pid is the server process's id.

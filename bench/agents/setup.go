@@ -41,7 +41,7 @@ func (s *server) admin(ctx context.Context, method, path string, body any, want 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %w", ErrSetup, method, path, err)
 	}

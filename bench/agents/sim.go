@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"sync"
@@ -42,15 +43,19 @@ type simulator struct {
 // dump of the server.
 const stallAfter = 2 * time.Second
 
+// dialFunc makes the agents' connections (nil: the default dialer).
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
 // newSimulator makes n hosts with their inventories and one agent client
-// (the real agent's) whose connection pool holds conns connections.
-func newSimulator(ac discovery.AgentConfig, n, conns int, run uint16) (*simulator, error) {
+// (the real agent's) whose connection pool holds conns connections made
+// with dial.
+func newSimulator(ac discovery.AgentConfig, n, conns int, run uint16, dial dialFunc) (*simulator, error) {
 	gen, err := newInventoryGen()
 	if err != nil {
 		return nil, err
 	}
 	tr := &http.Transport{MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
-		IdleConnTimeout: 90 * time.Second}
+		IdleConnTimeout: 90 * time.Second, DialContext: dial}
 	c, err := protocol.New(protocol.Config{URL: ac.ServiceURL, InfraEnvID: ac.InfraEnvID, Token: ac.Token,
 		AgentVersion: agentVersion, HTTP: &http.Client{Transport: tr, Timeout: 30 * time.Second}})
 	if err != nil {
