@@ -99,6 +99,10 @@ func (c Config) checkIdentity() error {
 	return nil
 }
 
+// logCacheEntries is how many of the newest log entries are kept in memory
+// (as Consul and Nomad do).
+const logCacheEntries = 512
+
 func (s *Store) openRaft(dir string) error {
 	rc := s.cfg.raftConfig(s.id)
 	// The freelist is not written at each commit (rebuilt at open, as etcd
@@ -129,7 +133,14 @@ func (s *Store) openRaft(dir string) error {
 			return err
 		}
 	}
-	r, err := raft.NewRaft(rc, s.fsm, logs, logs, snaps, s.trans)
+	// The newest entries are kept in memory too: the leader reads each
+	// entry back to send it to every follower, which would otherwise be a
+	// bolt read per entry and follower.
+	cached, err := raft.NewLogCache(logCacheEntries, logs)
+	if err != nil {
+		return fmt.Errorf("%w: log cache: %w", ErrOpen, err)
+	}
+	r, err := raft.NewRaft(rc, s.fsm, cached, logs, snaps, s.trans)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrOpen, err)
 	}

@@ -1,6 +1,7 @@
 package bootsel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -38,13 +39,17 @@ func parseKey(s string) (macKey, bool) {
 type macIndex struct {
 	hosts    map[macKey][]string // MAC → host ids
 	hostMACs map[string][]macKey
-	nmstate  map[macKey][]string // MAC → NMState config names
-	nmMACs   map[string][]macKey
+	// hostInv is the inventory each host's MACs were read from: a host
+	// changes ten times or more for every time its inventory does, and
+	// the inventory is only decoded again when it changed.
+	hostInv map[string]json.RawMessage
+	nmstate map[macKey][]string // MAC → NMState config names
+	nmMACs  map[string][]macKey
 }
 
 func newMACIndex() *macIndex {
 	return &macIndex{
-		hosts: map[macKey][]string{}, hostMACs: map[string][]macKey{},
+		hosts: map[macKey][]string{}, hostMACs: map[string][]macKey{}, hostInv: map[string]json.RawMessage{},
 		nmstate: map[macKey][]string{}, nmMACs: map[string][]macKey{},
 	}
 }
@@ -53,7 +58,7 @@ func newMACIndex() *macIndex {
 func buildIndex(m *engine.Model) *macIndex {
 	ix := newMACIndex()
 	for h := range m.Hosts() {
-		ix.setHost(h.ID, inventoryMACs(h.Inventory))
+		ix.setHostInventory(h.ID, h.Inventory)
 	}
 	for n := range m.NMStateConfigs() {
 		ix.setNMState(n.Name, nmstateMACs(n))
@@ -102,6 +107,22 @@ func (ix *macIndex) setHost(id string, macs []macKey) {
 	link(ix.hosts, ix.hostMACs, id, macs)
 }
 
+// setHostInventory indexes host id by the MACs of inv, decoding inv only
+// when it differs from the inventory the host was last indexed with.
+func (ix *macIndex) setHostInventory(id string, inv json.RawMessage) {
+	if old, ok := ix.hostInv[id]; ok && bytes.Equal(old, inv) {
+		return
+	}
+	ix.setHost(id, inventoryMACs(inv))
+	ix.hostInv[id] = inv
+}
+
+// dropHost removes host id from the index.
+func (ix *macIndex) dropHost(id string) {
+	unlink(ix.hosts, ix.hostMACs, id)
+	delete(ix.hostInv, id)
+}
+
 func (ix *macIndex) setNMState(name string, macs []macKey) {
 	unlink(ix.nmstate, ix.nmMACs, name)
 	link(ix.nmstate, ix.nmMACs, name, macs)
@@ -144,11 +165,14 @@ func update(m *engine.Model, c engine.Change) func(ix *macIndex) *macIndex {
 		fresh := buildIndex(m)
 		return func(*macIndex) *macIndex { return fresh }
 	case engine.KindHost:
-		var macs []macKey
-		if h, ok := m.Host(c.ID); ok {
-			macs = inventoryMACs(h.Inventory)
+		h, ok := m.Host(c.ID)
+		if !ok {
+			return func(ix *macIndex) *macIndex { ix.dropHost(c.ID); return ix }
 		}
-		return func(ix *macIndex) *macIndex { ix.setHost(c.ID, macs); return ix }
+		// The model's inventory bytes are never written in place, so the
+		// index may keep them to compare with the next change.
+		inv := h.Inventory
+		return func(ix *macIndex) *macIndex { ix.setHostInventory(c.ID, inv); return ix }
 	case engine.KindNMStateConfig:
 		var macs []macKey
 		if n, ok := m.NMStateConfig(c.ID); ok {

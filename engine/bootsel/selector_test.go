@@ -305,12 +305,29 @@ func TestRunFollowsTheStore(t *testing.T) {
 		_, err := e.sel.Decide(ctx, mac(t, newMAC))
 		return errors.Is(err, boot.ErrNoBoot)
 	})
-	// An NMState config added later assigns its MAC.
+	waitFor(t, func() bool {
+		d, err := e.sel.Decide(ctx, mac(t, "52:54:00:aa:00:78"))
+		return err == nil && d.Source == bootsel.SourceHost
+	})
+	// A change that leaves the inventory alone keeps the host's MAC.
+	renamed := "renamed"
+	e.apply(t, &engine.UpdateHost{ID: "dddddddd-0000-4000-8000-000000000004", Patch: engine.HostPatch{RequestedHostname: &renamed}})
+	// An NMState config added later assigns its MAC; once it does, the
+	// change before it has been indexed too (the feed is in order).
 	e.apply(t, &engine.CreateNMStateConfig{Config: engine.NMStateConfig{Name: "static-9", Labels: map[string]string{"rack": "a"},
 		Config: nmConfig, Interfaces: []engine.MACInterface{{MAC: "52:54:00:aa:00:79", Name: "eth0"}}}})
 	waitFor(t, func() bool {
 		d, err := e.sel.Decide(ctx, mac(t, "52:54:00:aa:00:79"))
 		return err == nil && d.Source == bootsel.SourceNMState
+	})
+	if d, err := e.sel.Decide(ctx, mac(t, "52:54:00:aa:00:78")); err != nil || d.Source != bootsel.SourceHost {
+		t.Fatalf("after an update that kept the inventory: %+v, %v", d, err)
+	}
+	// A deleted host's MAC is forgotten.
+	e.apply(t, &engine.DeleteHost{ID: "dddddddd-0000-4000-8000-000000000004", InfraEnvID: ieA})
+	waitFor(t, func() bool {
+		_, err := e.sel.Decide(ctx, mac(t, "52:54:00:aa:00:78"))
+		return errors.Is(err, boot.ErrNoBoot)
 	})
 }
 
