@@ -30,6 +30,7 @@ type options struct {
 	keep               bool
 	nice               int
 	rack, rounds       int
+	applianceCPU       float64
 }
 
 func main() {
@@ -73,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.nice, "nice", -10, "scheduling priority of this program and the server (as bench/run.sh runs the other benchmarks); 0 leaves it")
 	fs.IntVar(&o.rack, "rack", 0, "instead of the two phases: the registration storm on a rack of this many appliances against a rack of one (testbed/ha namespaces, root; 0: off)")
 	fs.IntVar(&o.rounds, "rounds", 2, "with -rack: storms per rack size, alternating")
+	fs.Float64Var(&o.applianceCPU, "appliance-cpu", 0.5, "with -rack: first run every appliance with this many CPUs of its own (a cgroup v1 CFS quota), as if each were its own machine, then with the machine's CPUs shared (0: shared only)")
 	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server only)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -84,8 +86,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	case o.hosts < 1 || o.hosts > maxHosts, o.concurrency < 1 || o.concurrency > 10000,
 		o.interval < time.Second, o.pollFor < 0 || o.pollFor > time.Hour, o.nice < -20 || o.nice > 19,
-		o.rack < 0 || o.rack > 5, o.rounds < 1 || o.rounds > 10:
-		err := fmt.Errorf("%w: -hosts 1..%d, -concurrency 1..10000, -interval ≥ 1s, -poll 0..1h, -nice -20..19, -rack 0..5, -rounds 1..10", ErrUsage, maxHosts)
+		o.rack < 0 || o.rack > 5, o.rounds < 1 || o.rounds > 10, o.applianceCPU < 0 || o.applianceCPU > 64:
+		err := fmt.Errorf("%w: -hosts 1..%d, -concurrency 1..10000, -interval ≥ 1s, -poll 0..1h, -nice -20..19, -rack 0..5, -rounds 1..10, -appliance-cpu 0..64", ErrUsage, maxHosts)
 		fmt.Fprintln(stderr, err)
 		return o, err
 	}

@@ -18,6 +18,7 @@ var ErrRack = errors.New("agents: rack")
 // stormRun is one registration storm against one rack.
 type stormRun struct {
 	appliances, round int
+	cpus              float64 // each appliance's CPU budget (0: the machine's CPUs, shared)
 	hosts, failed     int
 	withInventory     int // hosts with an inventory, counted through a follower when there is one
 	countedVia        string
@@ -36,28 +37,39 @@ func rackStorm(ctx context.Context, o options, work string) ([]stormRun, error) 
 		return nil, fmt.Errorf("%w: -rack builds network namespaces (testbed/ha): run it as root", ErrRack)
 	}
 	var runs []stormRun
-	for round := 1; round <= o.rounds; round++ {
-		for _, n := range []int{1, o.rack} {
-			dir := filepath.Join(work, fmt.Sprintf("rack%d-round%d", n, round))
-			run, err := stormOnRack(ctx, o, n, dir)
-			if err != nil {
-				return runs, fmt.Errorf("%d appliances, round %d: %w", n, round, err)
+	for _, cpus := range budgetModes(o.applianceCPU) {
+		for round := 1; round <= o.rounds; round++ {
+			for _, n := range []int{1, o.rack} {
+				name := fmt.Sprintf("rack%d-cpu%g-round%d", n, cpus, round)
+				run, err := stormOnRack(ctx, o, n, cpus, filepath.Join(work, name))
+				if err != nil {
+					return runs, fmt.Errorf("%s: %w", name, err)
+				}
+				run.round = round
+				runs = append(runs, run)
+				fmt.Fprintf(os.Stderr, "agents: %s: %d hosts in %s (%.0f/s, %d failed)\n",
+					name, run.hosts, run.elapsed.Round(time.Millisecond), run.rate(), run.failed)
 			}
-			run.round = round
-			runs = append(runs, run)
-			fmt.Fprintf(os.Stderr, "agents: %d appliance(s), round %d: %d hosts in %s (%.0f/s, %d failed)\n",
-				n, round, run.hosts, run.elapsed.Round(time.Millisecond), run.rate(), run.failed)
 		}
 	}
 	return runs, nil
+}
+
+// budgetModes are the CPU budgets to run under: each appliance with cpus
+// CPUs of its own (when > 0), then the machine's CPUs shared by all.
+func budgetModes(cpus float64) []float64 {
+	if cpus > 0 {
+		return []float64{cpus, 0}
+	}
+	return []float64{0}
 }
 
 // stormOnRack builds a rack of n appliances in dir (testbed/ha: each
 // rackbootd in its own namespace, the simulator's connections made in the
 // client namespace), registers o.hosts hosts through the service address
 // and counts them through another appliance's own address.
-func stormOnRack(ctx context.Context, o options, n int, dir string) (stormRun, error) {
-	run := stormRun{appliances: n, hosts: o.hosts}
+func stormOnRack(ctx context.Context, o options, n int, cpus float64, dir string) (_ stormRun, err error) {
+	run := stormRun{appliances: n, hosts: o.hosts, cpus: cpus}
 	r, err := ha.New(ctx, ha.Options{Nodes: n, Binary: o.bin, Dir: dir, LogLevel: "info"})
 	if err != nil {
 		return run, err
@@ -66,6 +78,19 @@ func stormOnRack(ctx context.Context, o options, n int, dir string) (stormRun, e
 	leader, err := startRack(ctx, r)
 	if err != nil {
 		return run, err
+	}
+	budgets, err := newCPUBudgets(filepath.Base(dir), cpus)
+	if err != nil {
+		return run, err
+	}
+	defer func() {
+		r.Close() // a group can be removed once its process has exited
+		err = errors.Join(err, budgets.remove())
+	}()
+	for _, nd := range r.Nodes {
+		if err := budgets.limit(nd.Name, nd.PID()); err != nil {
+			return run, err
+		}
 	}
 	srv := &server{kind: kindRack, base: ha.ServiceURL(), token: r.Token(), http: r.HTTP(time.Minute)}
 	ac, err := srv.createInfraEnv(ctx)

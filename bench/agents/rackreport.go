@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -34,11 +35,12 @@ func benchRack(ctx context.Context, o options, work string, niceApplied bool, st
 	return writeReport(res.markdown(), o.out, stdout)
 }
 
-// median is the median rate of the runs on racks of n appliances.
-func (r *rackResult) median(n int) float64 {
+// median is the median rate of the runs on racks of n appliances with
+// CPU budget cpus.
+func (r *rackResult) median(n int, cpus float64) float64 {
 	var rates []float64
 	for _, run := range r.runs {
-		if run.appliances == n {
+		if run.appliances == n && run.cpus == cpus {
 			rates = append(rates, run.rate())
 		}
 	}
@@ -68,13 +70,18 @@ func (r *rackResult) markdown() string {
 		"the service address on the leader. The rack of one is the same set-up with one voter, so the difference is replication: on %d appliances every "+
 		"raft entry is fsync'd on a majority before it is applied. %d simulated agents (the real agent's protocol client, %d connections) in the client "+
 		"namespace register through the service address as discovered hosts do: register (201), first instructions (an inventory step), inventory reply (204). "+
-		"After the storm the hosts with an inventory are counted through a follower's own address. Racks alternate, %d round(s) each; "+
-		"every process shares this machine's CPUs and disk.\n\n", r.opts.rack, r.opts.hosts, r.opts.concurrency, r.opts.rounds)
-	w("| appliances | round | time | hosts/s | failed | with inventory | register p50 / p99 | instructions p50 / p99 | reply p50 / p99 |\n")
-	w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"After the storm the hosts with an inventory are counted through a follower's own address. Racks alternate, %d round(s) each.\n\n",
+		r.opts.rack, r.opts.hosts, r.opts.concurrency, r.opts.rounds)
+	if r.opts.applianceCPU > 0 {
+		w("Two CPU set-ups: first every appliance gets %g CPU of its own (a cgroup CFS quota per rackbootd), as if each were its own machine, "+
+			"which is how a rack is built; the simulator has what is left. Then all processes share this machine's %d CPUs, so the %d-appliance rack "+
+			"also pays for its followers' work on the leader's cores. The disk is this machine's in both.\n\n", r.opts.applianceCPU, runtime.NumCPU(), r.opts.rack)
+	}
+	w("| CPUs per appliance | appliances | round | time | hosts/s | failed | with inventory | register p50 / p99 | instructions p50 / p99 | reply p50 / p99 |\n")
+	w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, run := range r.runs {
-		w("| %d | %d | %.1f s | %.0f | %d | %d (via %s) | %s / %s | %s / %s | %s / %s |\n",
-			run.appliances, run.round, run.elapsed.Seconds(), run.rate(), run.failed, run.withInventory, run.countedVia,
+		w("| %s | %d | %d | %.1f s | %.0f | %d | %d (via %s) | %s / %s | %s / %s | %s / %s |\n",
+			cpuLabel(run.cpus), run.appliances, run.round, run.elapsed.Seconds(), run.rate(), run.failed, run.withInventory, run.countedVia,
 			ms(run.register.P50), ms(run.register.P99), ms(run.instr.P50), ms(run.instr.P99), ms(run.reply.P50), ms(run.reply.P99))
 	}
 	for _, run := range r.runs {
@@ -83,11 +90,23 @@ func (r *rackResult) markdown() string {
 				run.appliances, run.round, run.hosts-run.failed, run.withInventory, run.countedVia)
 		}
 	}
-	one, many := r.median(1), r.median(r.opts.rack)
-	met := "not met"
-	if one > 0 && many/one >= targetRackRatio {
-		met = "met"
+	w("\n")
+	for _, cpus := range budgetModes(r.opts.applianceCPU) {
+		one, many := r.median(1, cpus), r.median(r.opts.rack, cpus)
+		met := "not met"
+		if one > 0 && many/one >= targetRackRatio {
+			met = "met"
+		}
+		w("- %s: median rate, %d appliances ÷ 1: %.0f ÷ %.0f hosts/s = **%s×** (target ≥ %.1f×: %s)\n",
+			cpuLabel(cpus), r.opts.rack, many, one, ratio(many, one), targetRackRatio, met)
 	}
-	w("\nMedian rate, %d appliances ÷ 1: %.0f ÷ %.0f hosts/s = **%s×** (target ≥ %.1f×: %s)\n", r.opts.rack, many, one, ratio(many, one), targetRackRatio, met)
 	return b.String()
+}
+
+// cpuLabel names a CPU budget.
+func cpuLabel(cpus float64) string {
+	if cpus <= 0 {
+		return "shared"
+	}
+	return fmt.Sprintf("%g of its own", cpus)
 }

@@ -107,6 +107,17 @@ func (n *Node) Running() bool {
 	return n.proc != nil && !n.proc.exited()
 }
 
+// PID is the process id of the node's running rackbootd (0 when it is not
+// running), for a benchmark that measures or limits it.
+func (n *Node) PID() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil || n.proc.exited() {
+		return 0
+	}
+	return n.proc.cmd.Process.Pid
+}
+
 // Exited is closed when the current run ends (nil when never started).
 func (n *Node) Exited() <-chan struct{} {
 	n.mu.Lock()
