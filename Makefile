@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
 all: build
 
@@ -102,6 +102,12 @@ bench-ha: build
 
 bench-agents: build
 	$(GO) run ./bench/agents -hosts 10000 -poll 3m -out bench/agents/last.md
+
+# The registration storm on a rack of three appliances against a rack of one
+# (testbed/ha namespaces, as root; each appliance first with half a CPU of its
+# own, then all sharing the machine's; writes bench/agents/last-rack.md).
+bench-agents-rack: build
+	$(GO) run ./bench/agents -rack 3 -hosts 10000 -out bench/agents/last-rack.md
 
 package: build
 	./packaging/build-deb.sh $(VERSION)

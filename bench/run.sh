@@ -36,10 +36,11 @@ if [ $# -eq 0 ]; then
 fi
 # Benchmarks that run on their own keep their last report at the end of
 # docs/benchmarks.md: the agents of the discovery engine (make bench-agents),
-# the rack of three appliances (make bench-ha) and the installation times
+# the registration storm on a rack (make bench-agents-rack), the rack of three
+# appliances (make bench-ha) and the installation times
 # the install tests record (make e2e-install e2e-full).
 if [ $# -eq 0 ]; then
-	for report in bench/agents/last.md bench/ha/last.md testbed/e2e/installbed/last.md; do
+	for report in bench/agents/last.md bench/agents/last-rack.md bench/ha/last.md testbed/e2e/installbed/last.md; do
 		[ -f "$report" ] || continue
 		printf '\n' >>docs/benchmarks.md
 		cat "$report" >>docs/benchmarks.md
