@@ -29,6 +29,16 @@
 // cluster.Store in the data directory, the same packages rackbootd uses;
 // that server also serves /debug/pprof for profiling (-pprof).
 //
+// With -rack N (as root) it runs neither phase but the registration storm
+// on racks built by testbed/ha: a rack of one appliance and a rack of N,
+// alternating for -rounds rounds, each appliance a rackbootd with [cluster]
+// in its own network namespace and the agents registering through the
+// service address from the client namespace. It does so twice: first with
+// every appliance held to -appliance-cpu CPUs of its own (a cgroup v1 CFS
+// quota, as if each were its own machine), then with all of them sharing
+// the machine's CPUs. The report gives the N ÷ 1 ratio of the median rates
+// of each (make bench-agents-rack).
+//
 // The result is a markdown section (command, date, machine, targets met or
 // not) printed to stdout and written to -out. Everything runs on loopback,
 // bounded in hosts and time, and the server is stopped at the end, also on
