@@ -152,3 +152,81 @@ func TestRackOfDaemons(t *testing.T) {
 		t.Errorf("cluster API without a token: %s", resp.Status)
 	}
 }
+
+// pollUntil calls try every 50 ms until it reports done; past waitLimit
+// the test fails with try's last words.
+func pollUntil(t *testing.T, try func() (done bool, last string)) {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(waitLimit)
+	for {
+		done, last := try()
+		if done {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal(last)
+		}
+	}
+}
+
+// rackRoles waits until ds[0] knows a leader (node ids n1, n2, … as
+// rackDaemons names them) and returns it and the others.
+func rackRoles(t *testing.T, ds []*testDaemon) (leader *testDaemon, followers []*testDaemon) {
+	t.Helper()
+	var st cluster.Status
+	pollUntil(t, func() (bool, string) {
+		code, b := ds[0].admin("GET", "/api/rackboot/v1/cluster", nil)
+		return code == http.StatusOK && json.Unmarshal(b, &st) == nil && st.Leader != "", fmt.Sprintf("no leader: %d %s", code, b)
+	})
+	for i, d := range ds {
+		if fmt.Sprintf("n%d", i+1) == st.Leader {
+			leader = d
+		} else {
+			followers = append(followers, d)
+		}
+	}
+	return leader, followers
+}
+
+// discoveryProfile is the [[profile]] testbedImageSet boots, with the
+// files newTestDaemon writes.
+const discoveryProfile = `
+[[profile]]
+name = "discovery"
+kernel = "vmlinuz"
+initrd = "initrd.img"
+cmdline = "console=ttyS0"
+ignition = "discovery.ign"
+`
+
+// A node that becomes the leader writes its configuration file's image
+// sets: one added to the followers' files (a reload on a follower leaves
+// image sets to the leader) is the rack's once one of them leads.
+func TestNewLeaderSyncsImageSets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three rackbootd processes")
+	}
+	ds := rackDaemons(t, 3)
+	leader, followers := rackRoles(t, ds)
+	for _, f := range followers {
+		f.writeConfig(f.conf + discoveryProfile + testbedImageSet(false))
+		if st := f.reload(); !strings.Contains(st, "STATUS=reloaded") {
+			t.Fatalf("reload: %s", st)
+		}
+	}
+	params := map[string]any{"name": "late", "openshift_version": "4.18", "image_set_ref": "testbed",
+		"base_dns_domain": "example.com", "pull_secret": `{"auths":{"quay.io":{"auth":"dGVzdGJlZDpzZWtyaXQ="}}}`}
+	if code, b := followers[0].admin("POST", "/api/assisted-install/v2/clusters", params); code != http.StatusBadRequest ||
+		!strings.Contains(string(b), "names no image set") {
+		t.Fatalf("while the leader's file has no such image set: %d %s", code, b)
+	}
+	leader.stop()
+	pollUntil(t, func() (bool, string) {
+		code, b := followers[0].admin("POST", "/api/assisted-install/v2/clusters", params)
+		return code == http.StatusCreated, fmt.Sprintf("after the leader stopped: %d %s", code, b)
+	})
+}

@@ -52,6 +52,10 @@ type daemon struct {
 	httpLn     net.Listener
 	httpCancel context.CancelFunc // ends the requests' base context (watch streams) at stop
 
+	// imageSets are the configuration file's image sets, which the
+	// leader-side sync reads while a reload may replace them.
+	imageSets atomic.Pointer[[]config.ImageSet]
+
 	wg                     sync.WaitGroup
 	reloadsOK, reloadsFail atomic.Uint64
 	lastReloadFailed       atomic.Bool
@@ -61,6 +65,7 @@ type daemon struct {
 // port in use fails before systemd hears that the daemon is ready.
 func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.LevelVar) (_ *daemon, err error) {
 	d := &daemon{cfg: ld.cfg, log: log, level: level, notify: notifier{log: log}, holder: boot.NewHolder(ld.catalog)}
+	d.imageSets.Store(&ld.cfg.ImageSets)
 	defer func() {
 		if err != nil {
 			d.close()

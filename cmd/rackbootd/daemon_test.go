@@ -31,7 +31,8 @@ type testDaemon struct {
 	notes    chan string // sd_notify datagrams
 	exited   chan error  // gets the exit of the running process, put back once read
 	stderr   *syncBuffer
-	pid      int // the daemon's process when cmd runs it as a child (strace); 0: cmd's
+	pid      int    // the daemon's process when cmd runs it as a child (strace); 0: cmd's
+	conf     string // the configuration last written
 }
 
 type syncBuffer struct {
@@ -101,6 +102,7 @@ ignition = "discovery.ign"
 }
 
 func (d *testDaemon) writeConfig(text string) {
+	d.conf = text
 	writeFile(d.t, d.dir, "rackboot.toml", text)
 }
 

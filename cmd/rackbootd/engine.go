@@ -84,10 +84,14 @@ func selSettings(cfg *config.Config) bootsel.Settings {
 func (d *daemon) runEngine(ctx context.Context) {
 	d.runBMH(ctx)
 	d.runInstall(ctx)
-	d.wg.Add(3)
+	d.wg.Add(4)
 	go func() {
 		defer d.wg.Done()
 		d.sel.Run(ctx)
+	}()
+	go func() {
+		defer d.wg.Done()
+		d.syncImageSetsOnLeading(ctx)
 	}()
 	go func() {
 		defer d.wg.Done()

@@ -89,3 +89,28 @@ func (d *daemon) syncConfigImageSets(ctx context.Context, cfg *config.Config) er
 	}
 	return err
 }
+
+// syncImageSetsOnLeading writes the file's image sets each time this node
+// becomes the leader, after a barrier (so that it compares them with every
+// committed write): sets added to this appliance's file while another led
+// take effect when it leads. Every appliance of a rack is meant to have
+// the same sets (docs/config.md); one that differed is logged.
+func (d *daemon) syncImageSetsOnLeading(ctx context.Context) {
+	engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, imageSetSyncTimeout)
+		defer cancel()
+		if err := d.store.Barrier(ctx); err != nil {
+			d.log.Warn("image sets not synced on becoming leader", "err", err)
+			return
+		}
+		sets := *d.imageSets.Load()
+		n, err := syncImageSets(ctx, d.store, sets)
+		if err != nil {
+			d.log.Warn("image sets not synced on becoming leader", "err", err)
+		}
+		if n > 0 {
+			d.log.Warn("the rack's image sets differed from this appliance's configuration file; the file's now apply",
+				"image_sets", len(sets), "changes", n)
+		}
+	})
+}

@@ -61,6 +61,7 @@ func (d *daemon) apply(ld *loaded) error {
 	d.chooser.setProfiles(ld.cfg)
 	d.level.Set(ld.cfg.Server.LogLevel)
 	d.cfg = ld.cfg
+	d.imageSets.Store(&ld.cfg.ImageSets)
 	if err := d.syncConfigImageSets(context.Background(), ld.cfg); err != nil {
 		return fmt.Errorf("the rest of the configuration is applied, but %w", err)
 	}
