@@ -2,10 +2,14 @@ package engine
 
 import "maps"
 
-// PutSecret creates or replaces a secret.
+// PutSecret creates or replaces a secret. With IfRevision set, it
+// replaces only the secret last changed at that log index (a compare and
+// set): a writer that read the secret, changed it and writes it back
+// fails with ErrConflict, changing nothing, when another wrote in between.
 type PutSecret struct {
 	Stamp
-	Secret Secret `json:"secret"`
+	Secret     Secret `json:"secret"`
+	IfRevision uint64 `json:"if_revision,omitempty"`
 }
 
 // Type implements Command.
@@ -15,6 +19,12 @@ func (c *PutSecret) apply(tx *Tx) (any, error) {
 	s := c.Secret
 	if s.Name == "" {
 		return nil, invalid("secret without a name")
+	}
+	if c.IfRevision != 0 {
+		cur, ok := tx.m.secrets[s.Name]
+		if !ok || cur.Revision != c.IfRevision {
+			return nil, conflict("secret %s changed since revision %d", s.Name, c.IfRevision)
+		}
 	}
 	s.Data = maps.Clone(s.Data)
 	put(tx, tx.m.secrets, KindSecret, s.Name, &s)

@@ -73,6 +73,62 @@ func SaveKeyRing(ctx context.Context, st Store, k *auth.KeyRing) error {
 	return nil
 }
 
+// keyRingAttempts bounds UpdateKeyRing's retries when the ring keeps
+// changing under it.
+const keyRingAttempts = 5
+
+// UpdateKeyRing changes the stored ring with change (Rotate, Retire) and
+// returns the ring stored. It works on any appliance of a rack: it waits
+// for every committed write to be applied here (a barrier), changes a copy
+// of the stored ring, and writes it back only if nobody wrote it in between
+// (PutSecret's IfRevision; the write is forwarded to the leader like any
+// other). When somebody did, it starts again from the ring they stored, so
+// two rotations on two appliances both take effect. An error of change is
+// returned as it is, with nothing written.
+func UpdateKeyRing(ctx context.Context, st Store, change func(k *auth.KeyRing) error, opts ...auth.Option) (*auth.KeyRing, error) {
+	for attempt := 1; ; attempt++ {
+		if err := st.Barrier(ctx); err != nil {
+			return nil, fmt.Errorf("update key ring: %w", err)
+		}
+		data, rev, ok := readKeyRingRevision(st)
+		if !ok {
+			return nil, fmt.Errorf("update key ring: %w", ErrNoKeyRing)
+		}
+		k, err := unmarshalRing(data, opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := change(k); err != nil {
+			return nil, err
+		}
+		next, err := k.Marshal()
+		if err != nil {
+			return nil, fmt.Errorf("update key ring: %w", err)
+		}
+		_, err = st.Apply(ctx, &PutSecret{IfRevision: rev, Secret: Secret{
+			Name: KeyRingSecret, Type: "signing-keys", Data: map[string][]byte{KeyRingDataKey: next},
+		}})
+		switch {
+		case err == nil:
+			return k, nil
+		case !errors.Is(err, ErrConflict) || attempt == keyRingAttempts:
+			return nil, fmt.Errorf("update key ring: %w", err)
+		}
+	}
+}
+
+// readKeyRingRevision is readKeyRing with the revision of the secret.
+func readKeyRingRevision(st Store) (data []byte, rev uint64, ok bool) {
+	st.Read(func(m *Model) {
+		var s Secret
+		if s, ok = m.Secret(KeyRingSecret); ok {
+			data, ok = s.Data[KeyRingDataKey]
+			rev = s.Revision
+		}
+	})
+	return data, rev, ok
+}
+
 func readKeyRing(st Store) ([]byte, bool) {
 	var (
 		data []byte

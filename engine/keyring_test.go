@@ -193,3 +193,86 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// PutSecret with IfRevision replaces only the secret last changed at that
+// index: a stale or missing one is a conflict that changes nothing.
+func TestPutSecretIfRevision(t *testing.T) {
+	st := enginetest.NewStore()
+	ctx := context.Background()
+	put := func(rev uint64, v string) error {
+		_, err := st.Apply(ctx, &engine.PutSecret{IfRevision: rev, Secret: engine.Secret{Name: "s", Data: map[string][]byte{"k": []byte(v)}}})
+		return err
+	}
+	if err := put(7, "a"); !errors.Is(err, engine.ErrConflict) {
+		t.Fatalf("missing secret with if_revision: %v", err)
+	}
+	if err := put(0, "a"); err != nil {
+		t.Fatal(err)
+	}
+	var rev uint64
+	value := func() string {
+		var s engine.Secret
+		st.Read(func(m *engine.Model) { s, _ = m.Secret("s") })
+		rev = s.Revision
+		return string(s.Data["k"])
+	}
+	value()
+	if err := put(rev+1, "stale"); !errors.Is(err, engine.ErrConflict) || value() != "a" {
+		t.Fatalf("stale if_revision: %v, value %q", err, value())
+	}
+	if err := put(rev, "b"); err != nil || value() != "b" {
+		t.Fatalf("current if_revision: %v, value %q", err, value())
+	}
+}
+
+// Two appliances rotate at once: the one whose write lands second finds
+// the ring changed, starts again from the stored ring, and both new keys
+// are in the ring stored at the end.
+func TestUpdateKeyRingConcurrentRotations(t *testing.T) {
+	st := enginetest.NewStore()
+	ctx := context.Background()
+	if _, err := engine.LoadKeyRing(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	var theirs string
+	calls := 0
+	mine := ""
+	ring, err := engine.UpdateKeyRing(ctx, st, func(k *auth.KeyRing) (err error) {
+		calls++
+		if calls == 1 { // the other appliance's rotation lands while this one works
+			other, err := engine.UpdateKeyRing(ctx, st, func(o *auth.KeyRing) (err error) { theirs, err = o.Rotate(); return err })
+			if err != nil || other.ActiveKID() != theirs {
+				t.Fatalf("the other rotation: %v", err)
+			}
+		}
+		mine, err = k.Rotate()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := engine.LoadKeyRing(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || stored.ActiveKID() != mine || !slices.Contains(stored.KIDs(), theirs) || !slices.Equal(stored.KIDs(), ring.KIDs()) {
+		t.Fatalf("calls %d; stored %v (active %s), want both %s and %s", calls, stored.KIDs(), stored.ActiveKID(), theirs, mine)
+	}
+}
+
+// An error of the change is returned as it is and nothing is written.
+func TestUpdateKeyRingChangeFails(t *testing.T) {
+	st := enginetest.NewStore()
+	ctx := context.Background()
+	if _, err := engine.LoadKeyRing(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	before := st.Entries()
+	boom := errors.New("boom")
+	if _, err := engine.UpdateKeyRing(ctx, st, func(*auth.KeyRing) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("got %v", err)
+	}
+	if st.Entries() != before {
+		t.Fatal("a failed change wrote to the store")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -229,4 +230,31 @@ func TestNewLeaderSyncsImageSets(t *testing.T) {
 		code, b := followers[0].admin("POST", "/api/assisted-install/v2/clusters", params)
 		return code == http.StatusCreated, fmt.Sprintf("after the leader stopped: %d %s", code, b)
 	})
+}
+
+// A signing key rotated through a follower's API, and the old one retired
+// through the other follower's, is the rack's: every appliance then holds
+// the same ring.
+func TestSigningKeysThroughFollowers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three rackbootd processes")
+	}
+	ds := rackDaemons(t, 3)
+	_, followers := rackRoles(t, ds)
+	old := followers[0].signingKeysOf().ActiveKID
+	code, b := followers[0].admin("POST", "/api/assisted-install/v2/signing-keys/actions/rotate", nil)
+	var sk signingKeys
+	if code != http.StatusOK || json.Unmarshal(b, &sk) != nil || sk.ActiveKID == old {
+		t.Fatalf("rotate through a follower: %d %s", code, b)
+	}
+	if code, b := followers[1].admin("DELETE", "/api/assisted-install/v2/signing-keys/"+old, nil); code != http.StatusNoContent {
+		t.Fatalf("retire through the other follower: %d %s", code, b)
+	}
+	for _, d := range ds {
+		pollUntil(t, func() (bool, string) {
+			got := d.signingKeysOf()
+			return got.ActiveKID == sk.ActiveKID && slices.Equal(got.KIDs, []string{sk.ActiveKID}),
+				fmt.Sprintf("%s holds %+v, want only %s", d.httpAddr, got, sk.ActiveKID)
+		})
+	}
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -47,25 +46,22 @@ func (k *keyAdmin) current() SigningKeys {
 
 // rotate answers POST /v2/signing-keys/actions/rotate: a new key signs
 // from now on, the keys held before keep verifying (agents in flight keep
-// working) until retired. The ring is stored in the replicated state.
+// working) until retired. The ring is changed in the replicated state
+// (engine.UpdateKeyRing, from any appliance of a rack) and then held here.
 func (k *keyAdmin) rotate(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	ctx := r.Context()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if !k.s.store.Leader() {
-		// Refuse before changing the ring in memory: a follower cannot store it.
-		return fmt.Errorf("rotate signing key: %w", engine.ErrNotLeader)
-	}
-	prev := k.s.keys.ActiveKID()
-	next, err := k.copyRing()
+	var prev, kid string
+	next, err := engine.UpdateKeyRing(ctx, k.s.store, func(ring *auth.KeyRing) (err error) {
+		prev = ring.ActiveKID()
+		kid, err = ring.Rotate()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("rotate signing key: %w", err)
 	}
-	kid, err := next.Rotate()
-	if err != nil {
-		return fmt.Errorf("rotate signing key: %w", err)
-	}
-	if err := k.store(ctx, next); err != nil {
+	if err := k.hold(next); err != nil {
 		return fmt.Errorf("rotate signing key: %w", err)
 	}
 	k.s.log.InfoContext(ctx, "signing key rotated", "kid", kid, "previous_kid", prev, "principal", p)
@@ -80,18 +76,18 @@ func (k *keyAdmin) rotate(w http.ResponseWriter, r *http.Request, p auth.Princip
 
 // retire answers DELETE /v2/signing-keys/{kid}: tokens signed with kid are
 // refused afterwards. The active key is a conflict (rotate first), an
-// unknown kid not found. The state is written before the ring in memory
+// unknown kid not found. The state is written before the ring held here
 // changes, so a failed write changes nothing.
 func (k *keyAdmin) retire(w http.ResponseWriter, r *http.Request, p auth.Principal) error {
 	ctx := r.Context()
 	kid := r.PathValue("kid")
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	next, err := k.without(kid)
+	next, err := engine.UpdateKeyRing(ctx, k.s.store, func(ring *auth.KeyRing) error { return retireFrom(ring, kid) })
 	if err != nil {
-		return err
+		return fmt.Errorf("retire signing key: %w", err)
 	}
-	if err := k.store(ctx, next); err != nil {
+	if err := k.hold(next); err != nil {
 		return fmt.Errorf("retire signing key: %w", err)
 	}
 	k.s.log.InfoContext(ctx, "signing key retired", "kid", kid, "principal", p)
@@ -104,23 +100,19 @@ func (k *keyAdmin) retire(w http.ResponseWriter, r *http.Request, p auth.Princip
 	return nil
 }
 
-// without returns a copy of the ring with kid retired, or the API error
-// for a kid that cannot be retired.
-func (k *keyAdmin) without(kid string) (*auth.KeyRing, error) {
+// retireFrom retires kid from ring, or returns the API error for a kid
+// that cannot be retired.
+func retireFrom(ring *auth.KeyRing, kid string) error {
 	switch {
-	case kid == k.s.keys.ActiveKID():
-		return nil, fmt.Errorf("%w: signing key %s is the active key; rotate first", ErrConflict, kid)
-	case !slices.Contains(k.s.keys.KIDs(), kid):
-		return nil, fmt.Errorf("%w: no signing key %q", ErrNotFound, clip(kid))
+	case kid == ring.ActiveKID():
+		return fmt.Errorf("%w: signing key %s is the active key; rotate first", ErrConflict, kid)
+	case !slices.Contains(ring.KIDs(), kid):
+		return fmt.Errorf("%w: no signing key %q", ErrNotFound, clip(kid))
 	}
-	next, err := k.copyRing()
-	if err != nil {
-		return nil, fmt.Errorf("retire signing key: %w", err)
+	if err := ring.Retire(kid); err != nil {
+		return keyError(err)
 	}
-	if err := next.Retire(kid); err != nil {
-		return nil, fmt.Errorf("retire signing key: %w", keyError(err))
-	}
-	return next, nil
+	return nil
 }
 
 // keyError maps the ring's refusal of a kid to the API's sentinels (the
@@ -132,23 +124,10 @@ func keyError(err error) error {
 	return fmt.Errorf("%w: %w", ErrConflict, err)
 }
 
-// copyRing returns a copy of the ring held, to change and store.
-func (k *keyAdmin) copyRing() (*auth.KeyRing, error) {
-	data, err := k.s.keys.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	return auth.UnmarshalKeyRing(data)
-}
-
-// store writes next to the replicated state and then makes the ring held
-// equal to it. The ring held changes only after the write, so a failed
-// write changes nothing; engine.FollowKeyRing may have made the same change
-// already, which Replace repeats harmlessly.
-func (k *keyAdmin) store(ctx context.Context, next *auth.KeyRing) error {
-	if err := engine.SaveKeyRing(ctx, k.s.store, next); err != nil {
-		return err
-	}
+// hold makes the ring held equal to next, the ring just stored;
+// engine.FollowKeyRing may have done it already, which Replace repeats
+// harmlessly.
+func (k *keyAdmin) hold(next *auth.KeyRing) error {
 	data, err := next.Marshal()
 	if err != nil {
 		return err
