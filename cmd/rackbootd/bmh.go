@@ -35,6 +35,7 @@ func (d *daemon) newBMH() error {
 	}
 	d.bmh = bmhParts{sealer: sealer, iso: srv}
 	d.apiOpts.Sealer = sealer
+	d.apiOpts.ISOs = srv // downloads/image-url hands out its ISO URLs
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,6 +67,17 @@ type Options struct {
 	// step (connectivity-check, ntp-synchronizer, domain-resolution) with
 	// unchanged arguments again (DefaultStepInterval when zero).
 	StepInterval time.Duration
+	// ISOs hands out discovery ISO URLs for downloads/image-url
+	// (engine/isoserve); nil, or an infra-env whose image set has no base
+	// ISO, gets the URL of its iPXE script instead.
+	ISOs DiscoveryISOs
+}
+
+// DiscoveryISOs hands out the URL of an infra-env's discovery ISO.
+type DiscoveryISOs interface {
+	// DiscoveryISOURL returns a URL of infra-env id's discovery ISO that
+	// works until exp; ok is false when there is no ISO to hand out.
+	DiscoveryISOURL(ctx context.Context, id string, exp time.Time) (url string, ok bool, err error)
 }
 
 // server is the handler's state: its options, and caches that only save
@@ -87,6 +99,7 @@ type server struct {
 	steps      *stepSchedule
 	stepEvery  time.Duration
 	sealer     *engine.Sealer
+	isos       DiscoveryISOs
 	stale      map[string]bool // staleRoutes
 }
 
@@ -124,7 +137,7 @@ func newServer(o Options) (*server, error) {
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
 		thresholds: o.Thresholds, now: o.Now, log: o.Log, inv: &invCache{},
 		conn: &docCache[models.ConnectivityReport]{}, nets: &netCache{}, steps: &stepSchedule{},
-		stepEvery: o.StepInterval, sealer: o.Sealer, stale: staleRoutes(),
+		stepEvery: o.StepInterval, sealer: o.Sealer, isos: o.ISOs, stale: staleRoutes(),
 	}
 	if s.stepEvery <= 0 {
 		s.stepEvery = DefaultStepInterval

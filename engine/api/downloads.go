@@ -44,12 +44,28 @@ func (s *server) agentToken(id string) (string, error) {
 	return tok, nil
 }
 
+// imageURL answers downloads/image-url as upstream does, with a presigned
+// URL of the infra-env's discovery ISO (Options.ISOs, the boot server's
+// /images/<id>/<token>/discovery.iso) valid for the image URL lifetime. An
+// infra-env whose image set has no base ISO gets the URL of its iPXE script
+// instead (with an image token), which boots the same discovery image over
+// the network.
 func (s *server) imageURL(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("infra_env_id")
 	if _, err := s.infraEnv(id); err != nil {
 		return err
 	}
 	exp := s.now().Add(s.ttl)
+	if s.isos != nil {
+		u, ok, err := s.isos.DiscoveryISOURL(r.Context(), id, exp)
+		if err != nil {
+			return fmt.Errorf("discovery ISO URL: %w", err)
+		}
+		if ok {
+			writeJSON(w, http.StatusOK, models.PresignedURL{ExpiresAt: dt(exp.UTC()), URL: u})
+			return nil
+		}
+	}
 	tok, err := s.keys.NewPathToken(id, exp)
 	if err != nil {
 		return fmt.Errorf("sign image token: %w", err)

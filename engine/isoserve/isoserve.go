@@ -108,7 +108,35 @@ func (s *Server) ISOURL(_ context.Context, id string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("isoserve: infra-env %s: %w", id, engine.ErrNotFound)
 	}
-	tok, err := s.o.Keys.NewPathToken(id, s.o.Now().Add(s.o.TTL))
+	return s.urlUntil(id, s.o.Now().Add(s.o.TTL))
+}
+
+// DiscoveryISOURL returns a URL of infra-env id's discovery ISO that works
+// until exp, for the API's downloads/image-url; ok is false when the image
+// set the infra-env boots names no base ISO (there is no ISO to hand out).
+func (s *Server) DiscoveryISOURL(_ context.Context, id string, exp time.Time) (u string, ok bool, err error) {
+	var found bool
+	s.o.Store.Read(func(m *engine.Model) {
+		var ie engine.InfraEnv
+		if ie, found = m.InfraEnv(id); found {
+			is, _ := m.BootImageSet(ie)
+			ok = is.BaseISO != ""
+		}
+	})
+	if !found {
+		return "", false, fmt.Errorf("isoserve: infra-env %s: %w", id, engine.ErrNotFound)
+	}
+	if !ok {
+		return "", false, nil
+	}
+	u, err = s.urlUntil(id, exp)
+	return u, err == nil, err
+}
+
+// urlUntil is the URL of infra-env id's ISO with a path token valid until
+// exp.
+func (s *Server) urlUntil(id string, exp time.Time) (string, error) {
+	tok, err := s.o.Keys.NewPathToken(id, exp)
 	if err != nil {
 		return "", fmt.Errorf("isoserve: path token: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -268,5 +269,32 @@ func TestURLTooLong(t *testing.T) {
 	}
 	if _, err := srv.ISOURL(t.Context(), ieID); err == nil {
 		t.Error("URL over 255 characters handed out")
+	}
+}
+
+// The API's image URL: the ISO's URL valid until the expiry the API
+// gives, not for the server's own TTL; none when the image set has no base
+// ISO; an error for an unknown infra-env.
+func TestDiscoveryISOURL(t *testing.T) {
+	base := makeISO(t)
+	b := newBed(t, base)
+	u, ok, err := b.srv.DiscoveryISOURL(t.Context(), ieID, b.now.Add(4*time.Hour))
+	if err != nil || !ok || !strings.HasSuffix(u, "/discovery.iso") {
+		t.Fatalf("URL %q, %v, %v", u, ok, err)
+	}
+	b.now = b.now.Add(3 * time.Hour) // past the server's TTL (1 h), before the expiry asked for
+	if res, _ := get(t, "GET", u, nil); res.StatusCode != http.StatusOK {
+		t.Errorf("within its expiry: %d", res.StatusCode)
+	}
+	b.now = b.now.Add(2 * time.Hour)
+	if res, _ := get(t, "GET", u, nil); res.StatusCode != http.StatusForbidden {
+		t.Errorf("past its expiry: %d", res.StatusCode)
+	}
+	if _, _, err := b.srv.DiscoveryISOURL(t.Context(), ie2ID, b.now.Add(time.Hour)); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("unknown infra-env: %v", err)
+	}
+	none := newBed(t, "")
+	if u, ok, err := none.srv.DiscoveryISOURL(t.Context(), ieID, none.now.Add(time.Hour)); err != nil || ok || u != "" {
+		t.Errorf("no base ISO: %q, %v, %v", u, ok, err)
 	}
 }
