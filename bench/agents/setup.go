@@ -14,6 +14,7 @@ import (
 
 	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // ErrSetup: the infra-env or the agent configuration could not be had.
@@ -62,11 +63,11 @@ func (s *server) admin(ctx context.Context, method, path string, body any, want 
 func (s *server) createInfraEnv(ctx context.Context) (discovery.AgentConfig, error) {
 	name, ps := "bench-agents", benchPullSecret
 	out, err := s.admin(ctx, http.MethodPost, "/infra-envs",
-		api.InfraEnvCreateParams{Name: &name, PullSecret: &ps, CPUArchitecture: "x86_64"}, http.StatusCreated)
+		models.InfraEnvCreateParams{Name: &name, PullSecret: &ps, CPUArchitecture: "x86_64"}, http.StatusCreated)
 	if err != nil {
 		return discovery.AgentConfig{}, err
 	}
-	var ie api.InfraEnv
+	var ie models.InfraEnv
 	if err := json.Unmarshal(out, &ie); err != nil || ie.ID == "" {
 		return discovery.AgentConfig{}, fmt.Errorf("%w: infra-env answer: %v", ErrSetup, err)
 	}
