@@ -29,6 +29,9 @@ const (
 	DefaultBackoff    = 15 * time.Second
 	DefaultMaxBackoff = 10 * time.Minute
 	DefaultInterval   = 10 * time.Second
+	// DefaultPowerInterval is how often the power states are read, as
+	// Ironic's sync_power_state_interval.
+	DefaultPowerInterval = 60 * time.Second
 )
 
 // Images hands out the BMC-friendly URL of an infra-env's discovery ISO
@@ -59,6 +62,10 @@ type Options struct {
 	Backoff, MaxBackoff time.Duration
 	// Interval is how often Run looks at every BMH without a change.
 	Interval time.Duration
+	// PowerInterval is how often Run reads each idle BMH's power state
+	// from its BMC and stores it when it changed (DefaultPowerInterval
+	// when zero).
+	PowerInterval time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Log receives what the controller does (discarded when nil).
@@ -104,6 +111,12 @@ func New(o Options) (*Controller, error) {
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
 	}
+	if o.PowerInterval == 0 {
+		o.PowerInterval = DefaultPowerInterval
+	}
+	if o.PowerInterval <= 0 {
+		return nil, fmt.Errorf("%w: PowerInterval %s is not positive", ErrOptions, o.PowerInterval)
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -111,19 +124,24 @@ func New(o Options) (*Controller, error) {
 }
 
 // Run reconciles every BMH on each change of a BMH, host, infra-env or
-// secret and every Interval, until ctx ends. One BMH is worked on by one
-// goroutine at a time; a slow BMC holds up only its own BMH.
+// secret and every Interval, and refreshes the power states every
+// PowerInterval, until ctx ends. One BMH is worked on by one goroutine at
+// a time; a slow BMC holds up only its own BMH.
 func (c *Controller) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	tick := time.NewTicker(c.o.Interval)
 	defer tick.Stop()
+	power := time.NewTicker(c.o.PowerInterval)
+	defer power.Stop()
 	changes := c.o.Store.Subscribe(ctx)
 	for {
 		c.start(ctx, &wg)
 		select {
 		case <-ctx.Done():
 			return
+		case <-power.C:
+			c.each(ctx, &wg, c.refresh)
 		case <-tick.C:
 		case ch, ok := <-changes:
 			if !ok {
@@ -182,8 +200,14 @@ func (c *Controller) Reconcile(ctx context.Context) {
 	wg.Wait()
 }
 
-// start launches a worker for each BMH that has none.
+// start launches a reconcile for each BMH that has no worker.
 func (c *Controller) start(ctx context.Context, wg *sync.WaitGroup) {
+	c.each(ctx, wg, c.reconcile)
+}
+
+// each launches work for each BMH that has no worker: a BMH is worked on
+// by one goroutine at a time, whether it reconciles or refreshes.
+func (c *Controller) each(ctx context.Context, wg *sync.WaitGroup, work func(context.Context, string)) {
 	var names []string
 	c.o.Store.Read(func(m *engine.Model) {
 		for b := range m.BareMetalHosts() {
@@ -202,7 +226,7 @@ func (c *Controller) start(ctx context.Context, wg *sync.WaitGroup) {
 		go func() {
 			defer wg.Done()
 			defer c.done(name)
-			c.reconcile(ctx, name)
+			work(ctx, name)
 		}()
 	}
 }

@@ -71,8 +71,8 @@ func (c *Controller) reconcile(ctx context.Context, name string) {
 		return
 	}
 	state := b.Status.ProvisioningState
-	if b.Status.PowerState == string(bmc.PowerOff) && wantsBoot(b) {
-		state = engine.BMHAvailable // off (it was offline): boot it again
+	if b.Status.PowerState == string(bmc.PowerOff) && wantsBoot(b) && !handedToDisk(v) {
+		state = engine.BMHAvailable // off (offline, or found off): boot it again
 	}
 	switch state {
 	case engine.BMHProvisioning:
@@ -122,6 +122,12 @@ func (c *Controller) keepOff(ctx context.Context, v view) {
 
 // wantsBoot: the BMH is online and labelled with an infra-env.
 func wantsBoot(b engine.BareMetalHost) bool { return b.Online && b.InfraEnvRef() != "" }
+
+// handedToDisk: the BMH is provisioned and its host wrote the disk; off,
+// it is powered on from the disk (finish), not booted into discovery.
+func handedToDisk(v view) bool {
+	return v.bmh.Status.ProvisioningState == engine.BMHProvisioned && v.pairOK && pastDiskWrite(v.paired)
+}
 
 // pastDiskWrite: the host's installer wrote the disk and hands the
 // reboot to the BMC (stage Rebooting or later, or installed).
@@ -185,15 +191,19 @@ func (c *Controller) provision(ctx context.Context, v view, drv bmc.Driver, addr
 	c.succeed(ctx, b, engine.BMHProvisioning, bmc.PowerOn, a.last)
 }
 
-// finish hands the machine to its disk: eject, one-time Hdd boot, reset,
-// then the detached annotation.
+// finish hands the machine to its disk: eject, one-time Hdd boot, reset
+// (power on when it was found off), then the detached annotation.
 func (c *Controller) finish(ctx context.Context, v view, drv bmc.Driver, addr bmc.Address, pass string) {
 	b := v.bmh
 	a := action{c: c, b: b, hostID: v.paired.ID, ie: v.paired.InfraEnvID, drv: drv, hidden: []string{pass}}
 	if addr.Boot == bmc.BootMethodVirtualMedia && !a.eject(ctx) {
 		return
 	}
-	if !a.bootOnce(ctx, bmc.BootHdd) || !a.reset(ctx) {
+	ps := bmc.PowerOn // reset unless the machine is known to be off
+	if b.Status.PowerState == string(bmc.PowerOff) {
+		ps = bmc.PowerOff
+	}
+	if !a.bootOnce(ctx, bmc.BootHdd) || !a.powerOnOrReset(ctx, ps) {
 		return
 	}
 	b, ok := c.succeed(ctx, b, engine.BMHDetached, bmc.PowerOn, a.last)
