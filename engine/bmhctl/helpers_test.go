@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -74,6 +75,14 @@ func (f *fakeMachine) Reset(context.Context) error {
 func (f *fakeMachine) ChangeMedium(_ context.Context, path string) error {
 	f.record(fmt.Sprintf("medium=%t", path != ""))
 	return nil
+}
+
+// setOn powers the machine on or off behind the BMC's and the
+// controller's back (the power button); the emulator reports it.
+func (f *fakeMachine) setOn(on bool) {
+	f.mu.Lock()
+	f.on = on
+	f.mu.Unlock()
 }
 
 func (f *fakeMachine) history() string {
@@ -160,15 +169,36 @@ type bed struct {
 	sealer  *engine.Sealer
 	machine *fakeMachine
 	rec     *recorder
+	bmcSrv  *httptest.Server
 	bmcAddr string // host:port of the mockup
 	isoBase string
 	clk     *clock
 	ctl     *bmhctl.Controller
+	logs    syncBuffer // the controller's log, text
+}
+
+// syncBuffer is a log destination goroutines may share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
 }
 
 const testBackoff = time.Minute
 
-func newBed(t *testing.T) *bed {
+// newBed makes a bed; mods change the controller's options.
+func newBed(t *testing.T, mods ...func(*bmhctl.Options)) *bed {
 	t.Helper()
 	b := &bed{t: t, machine: &fakeMachine{}, clk: &clock{now: time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)}}
 	b.st = enginetest.NewStoreAt(b.clk.Now)
@@ -182,21 +212,25 @@ func newBed(t *testing.T) *bed {
 		t.Fatal(err)
 	}
 	b.rec = &recorder{next: svc}
-	srv := httptest.NewTLSServer(b.rec)
-	t.Cleanup(srv.Close)
-	b.bmcAddr = strings.TrimPrefix(srv.URL, "https://")
+	b.bmcSrv = httptest.NewTLSServer(b.rec)
+	t.Cleanup(b.bmcSrv.Close)
+	b.bmcAddr = strings.TrimPrefix(b.bmcSrv.URL, "https://")
 	iso := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		io.WriteString(w, "DISCOVERY-ISO")
 	}))
 	t.Cleanup(iso.Close)
 	b.isoBase = iso.URL
-	b.ctl, err = bmhctl.New(bmhctl.Options{
+	o := bmhctl.Options{
 		Store: b.st, Images: images{base: iso.URL}, Unseal: b.sealer.Open,
 		BMC:     bmc.Options{Attempts: 1, Backoff: time.Millisecond, RequestTimeout: 10 * time.Second},
 		Backoff: testBackoff, MaxBackoff: 8 * testBackoff, Now: b.clk.Now,
-	})
-	if err != nil {
+		Log: slog.New(slog.NewTextHandler(&b.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	for _, mod := range mods {
+		mod(&o)
+	}
+	if b.ctl, err = bmhctl.New(o); err != nil {
 		t.Fatal(err)
 	}
 	b.apply(&engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ieID, Name: "rack1"}})
