@@ -25,6 +25,14 @@
 //     it is online again it is booted into discovery anew; a host paired
 //     meanwhile stays paired.
 //
+// Every PowerInterval (60 s, as Ironic's sync_power_state_interval) the
+// power state of each BMH not being worked on, attached, with credentials,
+// registered and not failing is read; a changed On or Off is stored (event
+// bmh_power_state) and the BMH reconciled at once: online and off, it is
+// booted again (into discovery, or from the disk once its host wrote it);
+// offline and on, powered off. A BMC that does not answer is logged and
+// changes nothing.
+//
 // Every BMC action is recorded as an event and as the BMH's last
 // operation; events name the action and the image server's host, never an
 // image URL (it holds a path token) or credentials. Credentials come from
