@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/netns"
@@ -51,7 +50,7 @@ func waitCluster(t *testing.T, ctx context.Context, c *apiClient, id, want strin
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		var cl api.Cluster
+		var cl models.Cluster
 		code, body, err := c.do("GET", "/clusters/"+id, nil, &cl)
 		if err == nil && code == 200 && cl.Status == want {
 			return
@@ -72,7 +71,7 @@ func waitCluster(t *testing.T, ctx context.Context, c *apiClient, id, want strin
 // ejected the media (vm1), set a one-time disk boot and reset, and is
 // detached; the VM's firmware booted the disk first and the OS reported
 // its first boot.
-func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, bed *bmcBed, clusters map[string]string, hosts map[string]api.Host) {
+func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, bed *bmcBed, clusters map[string]string, hosts map[string]models.APIHost) {
 	t.Helper()
 	for _, v := range bmhVMs {
 		waitCluster(t, ctx, c, clusters[v.name], "ready", discoveredLimit)
@@ -90,7 +89,7 @@ func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var evs []api.Event
+	var evs []models.Event
 	c.must(200, "GET", "/events", nil, &evs)
 	for _, v := range bmhVMs {
 		b := bmhs[v.name]
@@ -118,7 +117,7 @@ func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, 
 }
 
 // checkBMHEvents: the hand-over to the disk left its events on the host.
-func checkBMHEvents(t *testing.T, v bmhVM, hostID string, evs []api.Event) {
+func checkBMHEvents(t *testing.T, v bmhVM, hostID string, evs []models.Event) {
 	t.Helper()
 	var got []string
 	for _, e := range evs {

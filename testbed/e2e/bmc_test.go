@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/image"
@@ -164,9 +163,9 @@ func listBMHs(c *apiClient) (map[string]models.BareMetalHost, error) {
 // waitPaired waits until both VMs registered (each into the infra-env of
 // its BMH, by BMH name in infraEnvs) and their BMHs are paired with them;
 // it returns the hosts by BMH name.
-func waitPaired(t *testing.T, ctx context.Context, c *apiClient, infraEnvs map[string]string, started time.Time) map[string]api.Host {
+func waitPaired(t *testing.T, ctx context.Context, c *apiClient, infraEnvs map[string]string, started time.Time) map[string]models.APIHost {
 	t.Helper()
-	byName := map[string]api.Host{}
+	byName := map[string]models.APIHost{}
 	var bmhs map[string]models.BareMetalHost
 	deadline := time.Now().Add(registerLimit)
 	for {
@@ -189,7 +188,7 @@ func waitPaired(t *testing.T, ctx context.Context, c *apiClient, infraEnvs map[s
 }
 
 // paired: each VM's host registered and is approved, and its BMH names it.
-func paired(c *apiClient, bmhs map[string]models.BareMetalHost, infraEnvs map[string]string, byName map[string]api.Host) bool {
+func paired(c *apiClient, bmhs map[string]models.BareMetalHost, infraEnvs map[string]string, byName map[string]models.APIHost) bool {
 	for _, v := range bmhVMs {
 		hs, err := listHosts(c, infraEnvs[v.name])
 		if err != nil {
@@ -221,7 +220,7 @@ func bmhSummary(bmhs map[string]models.BareMetalHost) string {
 
 // checkPairedHost: the host carries what its BMH's annotations and hints
 // say, as upstream's BMAC copies them.
-func checkPairedHost(t *testing.T, v bmhVM, h api.Host) {
+func checkPairedHost(t *testing.T, v bmhVM, h models.APIHost) {
 	t.Helper()
 	if h.Role != models.HostRoleMaster || h.RequestedHostname != v.name {
 		t.Errorf("%s: host role %q hostname %q, want master %q (the annotations)", v.name, h.Role, h.RequestedHostname, v.name)
@@ -260,7 +259,7 @@ func checkBootPaths(t *testing.T, bed *bmcBed, p *proc, c *apiClient) {
 		t.Errorf("vm1's virtual media = %+v, %v; want rackbootd's .iso URL (no query, ≤255)", m, err)
 	}
 	token := strings.Split(strings.TrimPrefix(m.Image, "http://"), "/")[3]
-	var evs []api.Event
+	var evs []models.Event
 	c.must(200, "GET", "/events", nil, &evs)
 	var names []string
 	for _, e := range evs {

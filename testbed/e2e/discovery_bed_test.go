@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 	"github.com/rackboot/rackboot/testbed/image"
@@ -223,19 +222,19 @@ const (
 )
 
 // createInfraEnv makes the testbed's infra-env and returns it.
-func createInfraEnv(c *apiClient) api.InfraEnv {
+func createInfraEnv(c *apiClient) models.InfraEnv {
 	c.t.Helper()
 	name, ps, key := "testbed", testPullSecret, testSSHKey
-	var ie api.InfraEnv
-	c.must(http.StatusCreated, "POST", "/infra-envs", api.InfraEnvCreateParams{
+	var ie models.InfraEnv
+	c.must(http.StatusCreated, "POST", "/infra-envs", models.InfraEnvCreateParams{
 		Name: &name, PullSecret: &ps, SSHAuthorizedKey: &key, CPUArchitecture: "x86_64",
 	}, &ie)
 	return ie
 }
 
 // listHosts is GET /infra-envs/{id}/hosts.
-func listHosts(c *apiClient, infraEnv string) ([]api.Host, error) {
-	var hs []api.Host
+func listHosts(c *apiClient, infraEnv string) ([]models.APIHost, error) {
+	var hs []models.APIHost
 	code, b, err := c.do("GET", "/infra-envs/"+infraEnv+"/hosts", nil, &hs)
 	if err == nil && code != http.StatusOK {
 		err = fmt.Errorf("GET hosts: %d %s", code, b)
@@ -244,7 +243,7 @@ func listHosts(c *apiClient, infraEnv string) ([]api.Host, error) {
 }
 
 // waitHosts polls the host list until done accepts it or the deadline.
-func waitHosts(ctx context.Context, c *apiClient, infraEnv string, limit time.Duration, done func([]api.Host) bool) ([]api.Host, error) {
+func waitHosts(ctx context.Context, c *apiClient, infraEnv string, limit time.Duration, done func([]models.APIHost) bool) ([]models.APIHost, error) {
 	deadline := time.Now().Add(limit)
 	for {
 		hs, err := listHosts(c, infraEnv)
@@ -263,7 +262,7 @@ func waitHosts(ctx context.Context, c *apiClient, infraEnv string, limit time.Du
 }
 
 // hostByMAC finds the registered host whose inventory lists mac.
-func hostByMAC(hs []api.Host, mac string) (api.Host, *models.Inventory, bool) {
+func hostByMAC(hs []models.APIHost, mac string) (models.APIHost, *models.Inventory, bool) {
 	for _, h := range hs {
 		if h.Inventory == "" {
 			continue
@@ -278,7 +277,7 @@ func hostByMAC(hs []api.Host, mac string) (api.Host, *models.Inventory, bool) {
 			}
 		}
 	}
-	return api.Host{}, nil, false
+	return models.APIHost{}, nil, false
 }
 
 // assertAgentsCarriedOn: no agent exited (and was restarted by /init)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 	"github.com/rackboot/rackboot/testbed/qemu"
@@ -21,7 +20,7 @@ const registerLimit = 15 * time.Minute
 
 // evaluated reports whether every discoHost is registered with an
 // inventory and has left discovering.
-func evaluated(hs []api.Host) bool {
+func evaluated(hs []models.APIHost) bool {
 	for _, d := range discoHosts {
 		h, _, ok := hostByMAC(hs, d.mac)
 		if !ok || h.ValidationsInfo == "" || strings.HasPrefix(h.Status, models.HostStatusDiscovering) {
@@ -32,15 +31,15 @@ func evaluated(hs []api.Host) bool {
 }
 
 // approver approves one host and returns it as the API then shows it.
-type approver func(d discoHost, h api.Host) api.Host
+type approver func(d discoHost, h models.APIHost) models.APIHost
 
 // approveByPatch is PATCH .../hosts/{id} {"approved": true}.
 func approveByPatch(c *apiClient, infraEnv string) approver {
-	return func(d discoHost, h api.Host) api.Host {
+	return func(d discoHost, h models.APIHost) models.APIHost {
 		c.t.Helper()
 		approve := true
-		var out api.Host
-		c.must(http.StatusCreated, "PATCH", "/infra-envs/"+infraEnv+"/hosts/"+h.ID, api.HostUpdateParams{Approved: &approve}, &out)
+		var out models.APIHost
+		c.must(http.StatusCreated, "PATCH", "/infra-envs/"+infraEnv+"/hosts/"+h.ID, models.HostUpdateParams{Approved: &approve}, &out)
 		return out
 	}
 }
@@ -48,7 +47,7 @@ func approveByPatch(c *apiClient, infraEnv string) approver {
 // checkDiscovery waits for the three hosts, checks their inventory and
 // validations against the VMs, approves them (approve, else by PATCH) and
 // returns them by name.
-func checkDiscovery(t *testing.T, ctx context.Context, c *apiClient, infraEnv string, started time.Time, approve approver) map[string]api.Host {
+func checkDiscovery(t *testing.T, ctx context.Context, c *apiClient, infraEnv string, started time.Time, approve approver) map[string]models.APIHost {
 	t.Helper()
 	hs, err := waitHosts(ctx, c, infraEnv, registerLimit, evaluated)
 	if err != nil {
@@ -58,7 +57,7 @@ func checkDiscovery(t *testing.T, ctx context.Context, c *apiClient, infraEnv st
 	if len(hs) != len(discoHosts) {
 		t.Errorf("%d hosts registered, want %d: %s", len(hs), len(discoHosts), summary(hs))
 	}
-	byName := map[string]api.Host{}
+	byName := map[string]models.APIHost{}
 	for _, d := range discoHosts {
 		h, inv, _ := hostByMAC(hs, d.mac)
 		checkInventory(t, d, inv)
@@ -78,7 +77,7 @@ func checkDiscovery(t *testing.T, ctx context.Context, c *apiClient, infraEnv st
 	return byName
 }
 
-func summary(hs []api.Host) string {
+func summary(hs []models.APIHost) string {
 	var b strings.Builder
 	for _, h := range hs {
 		fmt.Fprintf(&b, "[%s %s %q approved=%t] ", h.ID, h.Status, h.RequestedHostname, h.Approved)
@@ -137,7 +136,7 @@ func diskList(ds []*models.Disk) string {
 
 // checkValidations: the small host is insufficient because of its RAM and
 // says so; the others are known.
-func checkValidations(t *testing.T, d discoHost, h api.Host) {
+func checkValidations(t *testing.T, d discoHost, h models.APIHost) {
 	t.Helper()
 	var info validation.ValidationsInfo
 	if err := json.Unmarshal([]byte(h.ValidationsInfo), &info); err != nil {
@@ -180,7 +179,7 @@ func find(info validation.ValidationsInfo, id validation.ID) *validation.Result 
 
 // checkAfterRestart: the same hosts with the same status and approval, and
 // each agent checks in after the restart (checked_in_at moves past it).
-func checkAfterRestart(t *testing.T, ctx context.Context, c *apiClient, infraEnv string, before map[string]api.Host, restarted time.Time) {
+func checkAfterRestart(t *testing.T, ctx context.Context, c *apiClient, infraEnv string, before map[string]models.APIHost, restarted time.Time) {
 	t.Helper()
 	hs, err := listHosts(c, infraEnv)
 	if err != nil {
@@ -199,7 +198,7 @@ func checkAfterRestart(t *testing.T, ctx context.Context, c *apiClient, infraEnv
 	// The agents poll every next_instruction_seconds (60 s) and back off
 	// while the appliance is down: allow a few rounds.
 	start := time.Now()
-	hs, err = waitHosts(ctx, c, infraEnv, 5*time.Minute, func(hs []api.Host) bool {
+	hs, err = waitHosts(ctx, c, infraEnv, 5*time.Minute, func(hs []models.APIHost) bool {
 		for _, d := range discoHosts {
 			h, _, ok := hostByMAC(hs, d.mac)
 			if !ok || !time.Time(h.CheckedInAt).After(restarted) {
@@ -214,7 +213,7 @@ func checkAfterRestart(t *testing.T, ctx context.Context, c *apiClient, infraEnv
 	t.Logf("every agent checked in again %s after the restart: %s", time.Since(start).Round(time.Second), checkins(hs))
 }
 
-func checkins(hs []api.Host) string {
+func checkins(hs []models.APIHost) string {
 	var s []string
 	for _, h := range hs {
 		s = append(s, fmt.Sprintf("%s@%s", h.RequestedHostname, time.Time(h.CheckedInAt).Format(time.RFC3339)))

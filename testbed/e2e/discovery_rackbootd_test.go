@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
 )
@@ -96,7 +96,7 @@ const jwtHeader = "eyJhbGciOiJFUzI1NiIs"
 // NAME` (found by its hostname), as a user would, and the others by PATCH.
 func approveWithCtl(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, infraEnv string) approver {
 	patch := approveByPatch(c, infraEnv)
-	return func(d discoHost, h api.Host) api.Host {
+	return func(d discoHost, h models.APIHost) models.APIHost {
 		t.Helper()
 		if d.fw != qemu.UEFI {
 			return patch(d, h)
@@ -109,7 +109,7 @@ func approveWithCtl(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClien
 			t.Fatalf("rackbootctl approve host %s: %v\n%s", d.name, err, out)
 		}
 		t.Logf("rackbootctl approve host %s: %s", d.name, strings.TrimSpace(string(out)))
-		var got api.Host
+		var got models.APIHost
 		c.must(200, "GET", "/infra-envs/"+infraEnv+"/hosts/"+h.ID, nil, &got)
 		return got
 	}
@@ -123,9 +123,9 @@ func createInfraEnvNamed(c *apiClient, name string) {
 	}
 }
 
-func infraEnvByName(c *apiClient, name string) api.InfraEnv {
+func infraEnvByName(c *apiClient, name string) models.InfraEnv {
 	c.t.Helper()
-	var ies []api.InfraEnv
+	var ies []models.InfraEnv
 	c.must(200, "GET", "/infra-envs", nil, &ies)
 	for _, ie := range ies {
 		if ie.Name == name {
@@ -133,5 +133,5 @@ func infraEnvByName(c *apiClient, name string) api.InfraEnv {
 		}
 	}
 	c.t.Fatalf("no infra-env %q in %+v", name, ies)
-	return api.InfraEnv{}
+	return models.InfraEnv{}
 }

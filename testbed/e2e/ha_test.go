@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/testbed/ha"
 	"github.com/rackboot/rackboot/testbed/image"
 )
@@ -104,10 +104,10 @@ func TestHAKillLeaderWhileRegistering(t *testing.T) {
 	t.Logf("killed the leader %s as the agent started; %s holds the service address after %s",
 		leader.Name, next.Name, time.Since(killed).Round(time.Millisecond))
 
-	var h api.Host
+	var h models.APIHost
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		var hs []api.Host
+		var hs []models.APIHost
 		code, _, err := c.Do(ctx, ha.ServiceURL(), http.MethodGet, "/infra-envs/"+ie.ID+"/hosts", nil, &hs)
 		if err == nil && code == http.StatusOK {
 			if got, inv, ok := hostByMAC(hs, host.mac); ok && inv != nil {
