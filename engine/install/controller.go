@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rackboot/rackboot/boot/installer"
@@ -17,6 +18,9 @@ import (
 const (
 	// DefaultTimeout is upstream's installation timeout.
 	DefaultTimeout = 20 * time.Minute
+	// DefaultPrepareTimeout bounds generating a cluster's install configs
+	// (openshift-install takes well under a minute).
+	DefaultPrepareTimeout = 10 * time.Minute
 	// DefaultInterval is how often the controller looks at every cluster
 	// even when nothing changed (for timeouts).
 	DefaultInterval = 10 * time.Second
@@ -64,6 +68,10 @@ type Options struct {
 	Generators Generators
 	// Timeout is the installation timeout (DefaultTimeout when zero).
 	Timeout time.Duration
+	// PrepareTimeout bounds a cluster's preparation, the run of its
+	// generator (DefaultPrepareTimeout when zero); past it the cluster
+	// goes to error.
+	PrepareTimeout time.Duration
 	// Interval is the periodic pass (DefaultInterval when zero).
 	Interval time.Duration
 	// Now is the clock (time.Now when nil).
@@ -77,6 +85,11 @@ type Options struct {
 type Controller struct {
 	o   Options
 	log *slog.Logger
+	// preparing are the clusters whose preparation runs in its own
+	// goroutine (a generator may take a while; other clusters go on).
+	mu        sync.Mutex
+	preparing map[string]bool
+	wg        sync.WaitGroup
 }
 
 // NewController checks o.
@@ -90,10 +103,13 @@ func NewController(o Options) (*Controller, error) {
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
 	}
+	if o.PrepareTimeout <= 0 {
+		o.PrepareTimeout = DefaultPrepareTimeout
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := &Controller{o: o, log: o.Log}
+	c := &Controller{o: o, log: o.Log, preparing: map[string]bool{}}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -103,6 +119,7 @@ func NewController(o Options) (*Controller, error) {
 // Run passes over the clusters on every change of a cluster or host and
 // every Interval, until ctx is done. Run it under engine.WhileLeader.
 func (c *Controller) Run(ctx context.Context) {
+	defer c.wg.Wait() // preparations in flight end with ctx
 	tick := time.NewTicker(c.o.Interval)
 	defer tick.Stop()
 	changes := c.o.Store.Subscribe(ctx)
@@ -178,7 +195,8 @@ func (c *Controller) step(ctx context.Context, id string) error {
 	}
 	switch cl.Status {
 	case engine.ClusterStatusPreparingForInstallation:
-		return c.prepare(ctx, cl)
+		c.startPrepare(ctx, cl)
+		return nil
 	case engine.ClusterStatusInstalling, engine.ClusterStatusInstallingPendingUserAction:
 		return c.watchHosts(ctx, cl, hosts)
 	case engine.ClusterStatusFinalizing:

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -22,7 +23,31 @@ const (
 	infoHostPrepFailed = "Host failed to prepare for installation"
 )
 
-// prepare generates cl's artifacts, stores them and starts the hosts.
+// startPrepare prepares cl in a goroutine of its own unless one already
+// does; the controller's passes go on meanwhile.
+func (c *Controller) startPrepare(ctx context.Context, cl engine.Cluster) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.preparing[cl.ID] {
+		return
+	}
+	c.preparing[cl.ID] = true
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() {
+			c.mu.Lock()
+			delete(c.preparing, cl.ID)
+			c.mu.Unlock()
+		}()
+		if err := c.prepare(ctx, cl); err != nil && ctx.Err() == nil {
+			c.log.WarnContext(ctx, "install controller", "cluster", cl.ID, "err", err)
+		}
+	}()
+}
+
+// prepare generates cl's artifacts (within PrepareTimeout), stores them
+// and starts the hosts.
 func (c *Controller) prepare(ctx context.Context, cl engine.Cluster) error {
 	var (
 		is  engine.ImageSet
@@ -38,15 +63,26 @@ func (c *Controller) prepare(ctx context.Context, cl engine.Cluster) error {
 		in, err = Cluster(m, cl)
 	})
 	if err == nil {
-		err = c.generate(ctx, cl, is, in)
+		err = c.generateWithin(ctx, cl, is, in)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return ctx.Err() // no longer leading: the next leader prepares
 		}
 		return c.prepareFailed(ctx, cl, err)
 	}
 	return c.startHosts(ctx, cl)
+}
+
+// generateWithin is generate bounded by PrepareTimeout.
+func (c *Controller) generateWithin(ctx context.Context, cl engine.Cluster, is engine.ImageSet, in installer.Cluster) error {
+	gctx, cancel := context.WithTimeout(ctx, c.o.PrepareTimeout)
+	defer cancel()
+	err := c.generate(gctx, cl, is, in)
+	if err != nil && ctx.Err() == nil && errors.Is(gctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w: timed out after %s", ErrPrepare, c.o.PrepareTimeout)
+	}
+	return err
 }
 
 // generate runs the image set's generator and stores the artifacts.
