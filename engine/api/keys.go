@@ -9,6 +9,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // Event names of the signing-keys endpoints.
@@ -16,14 +17,6 @@ const (
 	eventKeyRotated = "signing_key_rotated"
 	eventKeyRetired = "signing_key_retired"
 )
-
-// SigningKeys is the answer of the signing-keys endpoints (a rackboot
-// extension): the kids of the keys held, oldest first, and the kid of the
-// one that signs new tokens. It never carries key material.
-type SigningKeys struct {
-	ActiveKID string   `json:"active_kid"`
-	KIDs      []string `json:"kids"`
-}
 
 // keyAdmin serves the signing-keys endpoints. mu serializes rotations and
 // retirements, so the ring stored after one is the ring held in memory.
@@ -40,8 +33,8 @@ func (k *keyAdmin) list(w http.ResponseWriter, _ *http.Request, _ auth.Principal
 	return nil
 }
 
-func (k *keyAdmin) current() SigningKeys {
-	return SigningKeys{ActiveKID: k.s.keys.ActiveKID(), KIDs: k.s.keys.KIDs()}
+func (k *keyAdmin) current() models.SigningKeys {
+	return models.SigningKeys{ActiveKID: k.s.keys.ActiveKID(), KIDs: k.s.keys.KIDs()}
 }
 
 // rotate answers POST /v2/signing-keys/actions/rotate: a new key signs

@@ -75,15 +75,15 @@ func kidOf(t *testing.T, tok string) string {
 	return h.KID
 }
 
-func (e *env) signingKeys() SigningKeys {
+func (e *env) signingKeys() models.SigningKeys {
 	e.t.Helper()
-	var sk SigningKeys
+	var sk models.SigningKeys
 	e.must(adminCred(), 200, "GET", "/signing-keys", nil).decode(e.t, &sk)
 	return sk
 }
 
 // stored is the ring in e's store, read the way rackbootd reads it.
-func (e *env) stored() SigningKeys {
+func (e *env) stored() models.SigningKeys {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -91,7 +91,7 @@ func (e *env) stored() SigningKeys {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return SigningKeys{ActiveKID: k.ActiveKID(), KIDs: k.KIDs()}
+	return models.SigningKeys{ActiveKID: k.ActiveKID(), KIDs: k.KIDs()}
 }
 
 // noKeyMaterial fails when a response body or log line holds a PEM block
@@ -124,7 +124,7 @@ func (e *env) noKeyMaterial(ringPEM []byte) {
 // rotateRetire runs the operator's rotation: rotate, old tokens still
 // verify, new tokens carry the new kid, retire the old kid, old tokens are
 // refused; it returns the ring then held.
-func rotateRetire(t *testing.T, e *env) SigningKeys {
+func rotateRetire(t *testing.T, e *env) models.SigningKeys {
 	ie := e.createInfraEnv("")
 	hosts := "/infra-envs/" + ie.ID + "/hosts"
 	before := e.signingKeys()
@@ -142,7 +142,7 @@ func rotateRetire(t *testing.T, e *env) SigningKeys {
 		e.wantError(e.do(cred{}, r.method, r.path, nil), 401, "")
 	}
 
-	var rotated SigningKeys
+	var rotated models.SigningKeys
 	e.must(adminCred(), 200, "POST", "/signing-keys/actions/rotate", nil).decode(t, &rotated)
 	if rotated.ActiveKID == before.ActiveKID || !slices.Equal(rotated.KIDs, []string{before.ActiveKID, rotated.ActiveKID}) {
 		t.Fatalf("after rotate: %+v (before %+v)", rotated, before)
@@ -173,7 +173,7 @@ func rotateRetire(t *testing.T, e *env) SigningKeys {
 	e.wantError(e.do(cred{agent: oldTok}, "GET", hosts, nil), 401, "retired")
 	e.must(cred{agent: newTok}, 200, "GET", hosts, nil)
 	e.wantError(e.do(adminCred(), "DELETE", "/signing-keys/"+before.ActiveKID, nil), 404, "")
-	after := SigningKeys{ActiveKID: rotated.ActiveKID, KIDs: []string{rotated.ActiveKID}}
+	after := models.SigningKeys{ActiveKID: rotated.ActiveKID, KIDs: []string{rotated.ActiveKID}}
 	if got := e.signingKeys(); !equalKeys(got, after) {
 		t.Errorf("after retire %+v, want %+v", got, after)
 	}
@@ -185,7 +185,7 @@ func rotateRetire(t *testing.T, e *env) SigningKeys {
 	return after
 }
 
-func equalKeys(a, b SigningKeys) bool {
+func equalKeys(a, b models.SigningKeys) bool {
 	return a.ActiveKID == b.ActiveKID && slices.Equal(a.KIDs, b.KIDs)
 }
 

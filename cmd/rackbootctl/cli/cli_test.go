@@ -205,3 +205,38 @@ func TestHelp(t *testing.T) {
 		t.Errorf("create infra-env -h: %s", out)
 	}
 }
+
+// signing-keys lists the kids with the active one marked; rotate adds an
+// active key; retire removes one; the active key cannot be retired.
+func TestSigningKeys(t *testing.T) {
+	r := newRig(t)
+	active := func(out string) (string, []string) {
+		var act string
+		var kids []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			kid, mark, _ := strings.Cut(line, "\t")
+			kids = append(kids, kid)
+			if mark == "active" {
+				act = kid
+			}
+		}
+		return act, kids
+	}
+	first, kids := active(r.ok("signing-keys"))
+	if first == "" || len(kids) != 1 {
+		t.Fatalf("signing-keys: %v, active %q", kids, first)
+	}
+	second, kids := active(r.ok("signing-keys", "rotate"))
+	if second == "" || second == first || len(kids) != 2 {
+		t.Fatalf("after rotate: %v, active %q", kids, second)
+	}
+	if res := r.run("signing-keys", "retire", second); res.code != cli.ExitError || !strings.Contains(res.stderr, "active") {
+		t.Errorf("retiring the active key: %+v", res)
+	}
+	if _, kids := active(r.ok("signing-keys", "retire", first)); len(kids) != 1 || kids[0] != second {
+		t.Fatalf("after retire: %v", kids)
+	}
+	if res := r.run("signing-keys", "spin"); res.code != cli.ExitUsage {
+		t.Errorf("unknown sub-verb: %+v", res)
+	}
+}

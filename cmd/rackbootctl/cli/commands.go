@@ -31,6 +31,7 @@ func (a *app) commands() map[string]command {
 
 		"allow-add-workers": a.allowAddWorkers,
 		"image-url":         a.imageURL,
+		"signing-keys":      a.signingKeys, // keys.go
 		"version":           a.version,
 		"help":              a.help,
 	}
@@ -129,7 +130,10 @@ Commands:
   download discovery-ignition|ipxe-script --infra-env ID [-o FILE]
   download credentials kubeconfig|kubeadmin-password --cluster C [-o FILE]
   download files install-config.yaml|bootstrap.ign|master.ign|worker.ign|metadata.json --cluster C [-o FILE]
-  image-url INFRA-ENV-ID
+  image-url INFRA-ENV-ID      the discovery ISO's URL (the iPXE script's without a base ISO)
+  signing-keys [rotate | retire KID]
+                             the rack's token signing keys; rotate: a new key signs,
+                             the old ones still verify; retire: tokens of KID fail
   `+clusterUsage+`
   version
 

@@ -1,6 +1,6 @@
 // Package cli is rackbootctl's command line: it parses the verbs (get,
 // create, delete, approve, patch, bind, unbind, install, cancel, reset,
-// allow-add-workers, download, image-url, version), finds the server and the admin token, calls the REST API
+// allow-add-workers, download, image-url, signing-keys, version), finds the server and the admin token, calls the REST API
 // through package client and prints through package output.
 //
 // Run is the whole program short of process wiring: it takes the

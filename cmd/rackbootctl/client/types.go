@@ -34,6 +34,7 @@ type (
 	Manifest                = models.Manifest
 	Network                 = models.Network
 	PresignedURL            = models.PresignedURL
+	SigningKeys             = models.SigningKeys
 	Proxy                   = models.Proxy
 	VIP                     = models.VIP
 	WatchEvent              = models.WatchEvent

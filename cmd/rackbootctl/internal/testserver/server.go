@@ -41,13 +41,13 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := auth.NewKeyRing()
-	if _, err := keys.Generate(); err != nil {
-		t.Fatal(err)
-	}
 	srv := httptest.NewUnstartedServer(nil)
 	url := "http://" + srv.Listener.Addr().String()
 	store := enginetest.NewStore()
+	keys, err := engine.LoadKeyRing(t.Context(), store) // stored in the state, as rackbootd's
+	if err != nil {
+		t.Fatal(err)
+	}
 	sealer, err := engine.NewSealer(make([]byte, 32)) // BMC credentials (create bmh)
 	if err != nil {
 		t.Fatal(err)
