@@ -51,8 +51,16 @@ func (f fakeGenerator) Generate(_ context.Context, c installer.Cluster) (*instal
 // ends.
 func runController(t *testing.T, e *env, gen installer.Generator, timeout time.Duration, now func() time.Time) {
 	t.Helper()
-	c, err := install.NewController(install.Options{Store: e.store, Timeout: timeout, Now: now, Interval: 20 * time.Millisecond,
-		Generators: func(engine.ImageSet) (installer.Generator, error) { return gen, nil }})
+	startController(t, e, gen, install.Options{Timeout: timeout, Now: now})
+}
+
+// startController runs the install controller with o (its store, passes
+// every 20 ms and generator gen filled in) until the test ends.
+func startController(t *testing.T, e *env, gen installer.Generator, o install.Options) {
+	t.Helper()
+	o.Store, o.Interval = e.store, 20*time.Millisecond
+	o.Generators = func(engine.ImageSet) (installer.Generator, error) { return gen, nil }
+	c, err := install.NewController(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,21 +30,6 @@ func (g *stuckGenerator) Generate(ctx context.Context, c installer.Cluster) (*in
 	return fakeGenerator{}.Generate(ctx, c)
 }
 
-// runControllerPrepare runs the install controller with prepareTimeout
-// until the test ends.
-func runControllerPrepare(t *testing.T, e *env, gen installer.Generator, prepareTimeout time.Duration) {
-	t.Helper()
-	c, err := install.NewController(install.Options{Store: e.store, Interval: 20 * time.Millisecond, PrepareTimeout: prepareTimeout,
-		Generators: func(engine.ImageSet) (installer.Generator, error) { return gen, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); c.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-}
-
 // readySNOWithHost is a ready single-node cluster whose host is host i
 // (so that two racks of one env have different hosts).
 func readySNOWithHost(t *testing.T, e *env, i int) *rack {
@@ -66,7 +51,7 @@ func readySNOWithHost(t *testing.T, e *env, i int) *rack {
 func TestSlowPreparationDoesNotBlockOthers(t *testing.T) {
 	e := newMemEnv(t)
 	gen := &stuckGenerator{stuck: map[string]bool{}}
-	runControllerPrepare(t, e, gen, time.Hour)
+	startController(t, e, gen, install.Options{PrepareTimeout: time.Hour})
 	slow := readySNOWithHost(t, e, 1)
 	gen.mu.Lock()
 	gen.stuck[slow.cluster.ID] = true
@@ -86,7 +71,7 @@ func TestSlowPreparationDoesNotBlockOthers(t *testing.T) {
 func TestPreparationTimesOut(t *testing.T) {
 	e := newMemEnv(t)
 	gen := &stuckGenerator{stuck: map[string]bool{}}
-	runControllerPrepare(t, e, gen, 300*time.Millisecond)
+	startController(t, e, gen, install.Options{PrepareTimeout: 300 * time.Millisecond})
 	rk := readySNOWithHost(t, e, 1)
 	gen.mu.Lock()
 	gen.stuck[rk.cluster.ID] = true
