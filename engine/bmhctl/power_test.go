@@ -3,6 +3,7 @@ package bmhctl_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,16 +17,37 @@ import (
 // stored power state of vm1 is want.
 func (b *bed) waitPower(ctx context.Context, changes <-chan engine.Change, want string) {
 	b.t.Helper()
+	b.waitUntil(ctx, changes, func() bool { return b.bmh().Status.PowerState == want },
+		func() string {
+			return fmt.Sprintf("the stored power state did not become %s: %+v", want, b.bmh().Status)
+		})
+}
+
+// waitUntil re-checks cond on every store change until it holds, failing
+// with why() after a generous deadline.
+func (b *bed) waitUntil(ctx context.Context, changes <-chan engine.Change, cond func() bool, why func() string) {
+	b.t.Helper()
 	deadline := time.After(30 * time.Second)
-	for b.bmh().Status.PowerState != want {
+	for !cond() {
 		select {
 		case <-changes:
 		case <-deadline:
-			b.t.Fatalf("the stored power state did not become %s: %+v", want, b.bmh().Status)
+			b.t.Fatal(why())
 		case <-ctx.Done():
 			b.t.Fatal(ctx.Err())
 		}
 	}
+}
+
+// powerEvents are the bmh_power_state events recorded so far.
+func (b *bed) powerEvents() []string {
+	var found []string
+	for _, e := range b.events() {
+		if strings.HasPrefix(e, "bmh_power_state:") {
+			found = append(found, e)
+		}
+	}
+	return found
 }
 
 // A machine powered on and off behind rackboot's back (its power button):
@@ -49,6 +71,9 @@ func TestPowerRefreshFollowsMachine(t *testing.T) {
 	b.waitPower(ctx, changes, "On")
 	b.machine.setOn(false)
 	b.waitPower(ctx, changes, "Off")
+	// The event follows the stored state in the next entry.
+	b.waitUntil(ctx, changes, func() bool { return len(b.powerEvents()) >= 2 },
+		func() string { return fmt.Sprintf("power events: %q", b.powerEvents()) })
 	cancel()
 	<-done
 	if w := writes(b.rec.take()); len(w) != 0 {
@@ -57,13 +82,7 @@ func TestPowerRefreshFollowsMachine(t *testing.T) {
 	if got := b.machine.history(); got != "" {
 		t.Errorf("machine = %q, want no action", got)
 	}
-	var found []string
-	for _, e := range b.events() {
-		if strings.HasPrefix(e, "bmh_power_state:") {
-			found = append(found, e)
-		}
-	}
-	sameList(t, "power events", found, []string{
+	sameList(t, "power events", b.powerEvents(), []string{
 		"bmh_power_state: BareMetalHost vm1: power state On (was Off), found by the periodic check",
 		"bmh_power_state: BareMetalHost vm1: power state Off (was On), found by the periodic check",
 	})
