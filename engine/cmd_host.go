@@ -9,10 +9,12 @@ import (
 // the infra-env's cluster if it has one. Registering a known host again
 // (same infra-env) replaces what the agent reports (status, inventory,
 // agent version) and keeps what the user set (role, hostname, approval,
-// disk, cluster). A host of another infra-env is a conflict.
+// disk, cluster). A host of another infra-env is a conflict. Event, when
+// set, is appended in the same entry with the stored host's ids.
 type RegisterHost struct {
 	Stamp
-	Host Host `json:"host"`
+	Host  Host   `json:"host"`
+	Event *Event `json:"event,omitempty"`
 }
 
 // Type implements Command.
@@ -45,7 +47,20 @@ func (c *RegisterHost) apply(tx *Tx) (any, error) {
 	}
 	h.StatusUpdatedAt, h.CheckedInAt = tx.at, tx.at
 	tx.putHost(&h)
+	tx.hostEvent(c.Event, h)
 	return h, nil
+}
+
+// hostEvent appends e (when not nil) about host h, with h's ids: the
+// event a command carries with it, so that a change and the event that
+// reports it are one log entry.
+func (tx *Tx) hostEvent(e *Event, h Host) {
+	if e == nil {
+		return
+	}
+	ev := *e
+	ev.ClusterID, ev.InfraEnvID, ev.HostID = h.ClusterID, h.InfraEnvID, h.ID
+	tx.appendEvent(ev)
 }
 
 // HostPatch lists the fields of a host to change; nil leaves a field as it
@@ -69,12 +84,14 @@ type HostPatch struct {
 }
 
 // UpdateHost changes fields of a host. InfraEnvID, when set, must be the
-// host's infra-env (an agent may only touch hosts of its own).
+// host's infra-env (an agent may only touch hosts of its own). Event, when
+// set, is appended in the same entry with the host's ids.
 type UpdateHost struct {
 	Stamp
 	ID         string    `json:"id"`
 	InfraEnvID string    `json:"infra_env_id,omitempty"`
 	Patch      HostPatch `json:"patch"`
+	Event      *Event    `json:"event,omitempty"`
 }
 
 // Type implements Command.
@@ -101,6 +118,7 @@ func (c *UpdateHost) apply(tx *Tx) (any, error) {
 	set(&h.HostTime, p.HostTime)
 	set(&h.IgnitionOverride, p.IgnitionOverride)
 	tx.putHost(&h)
+	tx.hostEvent(c.Event, h)
 	return h, nil
 }
 
@@ -198,13 +216,18 @@ func (c *UnbindHost) apply(tx *Tx) (any, error) {
 }
 
 // SetHostStatus sets a host's status. When From is not empty the current
-// status must be one of From (else ErrConflict).
+// status must be one of From (else ErrConflict). Validations, when set,
+// replace the host's with the status they led to; Event, when set, is
+// appended with the host's ids: an evaluation, its outcome and its event
+// are one log entry.
 type SetHostStatus struct {
 	Stamp
-	ID         string   `json:"id"`
-	Status     string   `json:"status"`
-	StatusInfo string   `json:"status_info"`
-	From       []string `json:"from,omitempty"`
+	ID          string        `json:"id"`
+	Status      string        `json:"status"`
+	StatusInfo  string        `json:"status_info"`
+	From        []string      `json:"from,omitempty"`
+	Validations *[]Validation `json:"validations,omitempty"`
+	Event       *Event        `json:"event,omitempty"`
 }
 
 // Type implements Command.
@@ -226,6 +249,8 @@ func (c *SetHostStatus) apply(tx *Tx) (any, error) {
 		h.StatusUpdatedAt = tx.at
 	}
 	h.Status, h.StatusInfo = c.Status, c.StatusInfo
+	set(&h.Validations, c.Validations)
 	tx.putHost(&h)
+	tx.hostEvent(c.Event, h)
 	return h, nil
 }

@@ -94,15 +94,14 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 		StatusInfo: validation.StatusInfoDiscovering, AgentVersion: version}
 	ctx := r.Context()
 	s.steps.forget(p.HostID)
-	res, err := s.store.Apply(ctx, &engine.RegisterHost{Host: h})
+	registered := &engine.Event{Name: "host_registration_succeeded", Severity: "info",
+		Message: fmt.Sprintf("Host %s: Successfully registered", h.ID), Props: requestProps(r)}
+	res, err := s.store.Apply(ctx, &engine.RegisterHost{Host: h, Event: registered})
 	if err != nil {
 		return fmt.Errorf("register host: %w", err)
 	}
 	h, _ = res.(engine.Host)
 	s.log.InfoContext(ctx, "host registered", "host", h.ID, "infra_env", ieID, "agent_version", version)
-	s.event(ctx, engine.Event{Name: "host_registration_succeeded", Severity: "info", ClusterID: h.ClusterID,
-		InfraEnvID: ieID, HostID: h.ID, Message: fmt.Sprintf("Host %s: Successfully registered", h.ID),
-		Props: requestProps(r)})
 	if err := s.refreshHost(ctx, h.ID); err != nil {
 		return err
 	}
@@ -264,14 +263,15 @@ func (s *server) storeInventory(r *http.Request, h engine.Host, output string) e
 	if disk := s.defaultDisk(h, compact.Bytes()); disk != "" {
 		patch.InstallationDiskID = &disk
 	}
-	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch}); err != nil {
+	update := &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch}
+	if len(h.Inventory) == 0 {
+		update.Event = &engine.Event{Name: "host_inventory_received", Severity: "info",
+			Message: fmt.Sprintf("Host %s: inventory received", h.ID)}
+	}
+	if _, err := s.store.Apply(ctx, update); err != nil {
 		return fmt.Errorf("store inventory: %w", err)
 	}
 	s.log.InfoContext(ctx, "inventory received", "host", h.ID, "infra_env", h.InfraEnvID, "bytes", compact.Len())
-	if len(h.Inventory) == 0 {
-		s.event(ctx, engine.Event{Name: "host_inventory_received", Severity: "info", ClusterID: h.ClusterID,
-			InfraEnvID: h.InfraEnvID, HostID: h.ID, Message: fmt.Sprintf("Host %s: inventory received", h.ID)})
-	}
 	return s.refreshHost(ctx, h.ID)
 }
 

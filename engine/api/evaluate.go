@@ -166,24 +166,28 @@ func (s *server) refreshHost(ctx context.Context, id string) error {
 	if !ok {
 		return fmt.Errorf("%w: host %s", ErrNotFound, id)
 	}
+	var vals *[]engine.Validation
 	if !slices.Equal(v.validations, h.Validations) {
-		vals := v.validations
-		if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, Patch: engine.HostPatch{Validations: &vals}}); err != nil {
-			return fmt.Errorf("store validations of host %s: %w", id, err)
-		}
+		vals = &v.validations
 	}
-	if v.move {
-		_, err := s.store.Apply(ctx, &engine.SetHostStatus{ID: id, Status: v.status, StatusInfo: v.info, From: []string{h.Status}})
+	switch {
+	case v.move:
+		// The validations, the status they lead to and its event: one entry.
+		move := &engine.SetHostStatus{ID: id, Status: v.status, StatusInfo: v.info, From: []string{h.Status}, Validations: vals}
+		if v.status != h.Status {
+			move.Event = &engine.Event{Name: "host_status_updated", Severity: severityOf(v.status),
+				Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, v.status, v.info)}
+		}
+		_, err := s.store.Apply(ctx, move)
 		if errors.Is(err, engine.ErrConflict) {
 			return nil // someone else moved it first; they evaluated too
 		}
 		if err != nil {
 			return fmt.Errorf("set status of host %s: %w", id, err)
 		}
-		if v.status != h.Status {
-			s.event(ctx, engine.Event{Name: "host_status_updated", Severity: severityOf(v.status),
-				Message:   fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, v.status, v.info),
-				ClusterID: h.ClusterID, InfraEnvID: h.InfraEnvID, HostID: h.ID})
+	case vals != nil:
+		if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, Patch: engine.HostPatch{Validations: vals}}); err != nil {
+			return fmt.Errorf("store validations of host %s: %w", id, err)
 		}
 	}
 	return s.refreshCluster(ctx, h.ClusterID)
