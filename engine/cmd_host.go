@@ -20,6 +20,17 @@ type RegisterHost struct {
 // Type implements Command.
 func (*RegisterHost) Type() Type { return TypeRegisterHost }
 
+func (c *RegisterHost) bodyVersion() byte { return versionIf(c.Event != nil) }
+
+// versionIf is the body version of a command that uses a version-2 field
+// when uses2 holds.
+func versionIf(uses2 bool) byte {
+	if uses2 {
+		return bodyVersion2
+	}
+	return bodyVersion
+}
+
 func (c *RegisterHost) apply(tx *Tx) (any, error) {
 	in := c.Host
 	if err := checkID(KindHost, in.ID); err != nil {
@@ -96,6 +107,8 @@ type UpdateHost struct {
 
 // Type implements Command.
 func (*UpdateHost) Type() Type { return TypeUpdateHost }
+
+func (c *UpdateHost) bodyVersion() byte { return versionIf(c.Event != nil) }
 
 func (c *UpdateHost) apply(tx *Tx) (any, error) {
 	old, err := hostOf(tx, c.ID, c.InfraEnvID)
@@ -232,6 +245,8 @@ type SetHostStatus struct {
 
 // Type implements Command.
 func (*SetHostStatus) Type() Type { return TypeSetHostStatus }
+
+func (c *SetHostStatus) bodyVersion() byte { return versionIf(c.Event != nil || c.Validations != nil) }
 
 func (c *SetHostStatus) apply(tx *Tx) (any, error) {
 	old, ok := tx.m.hosts[c.ID]

@@ -15,6 +15,8 @@ type PutSecret struct {
 // Type implements Command.
 func (*PutSecret) Type() Type { return TypePutSecret }
 
+func (c *PutSecret) bodyVersion() byte { return versionIf(c.IfRevision != 0) }
+
 func (c *PutSecret) apply(tx *Tx) (any, error) {
 	s := c.Secret
 	if s.Name == "" {

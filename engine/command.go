@@ -57,10 +57,31 @@ const (
 	TypePairBareMetalHost      Type = 37
 )
 
-// bodyVersion is the version byte of every body written today. A command
+// bodyVersion is the version byte of the bodies written today. A command
 // whose body changes incompatibly gets a new version and its table entry
 // learns to decode both.
 const bodyVersion = 1
+
+// bodyVersion2 marks a body that uses fields an older rackboot would
+// ignore while decoding it (an event carried by a host command, a
+// PutSecret's if_revision): ignoring them would make that appliance's state
+// differ from the rack's, so an older rackboot must refuse the entry (and
+// stop, as it does for any entry it cannot decode) rather than apply less
+// of it. Commands that use no such field keep version 1.
+const bodyVersion2 = 2
+
+// versioned is a command whose body version depends on the fields it uses.
+type versioned interface {
+	bodyVersion() byte
+}
+
+// versionOf is the body version cmd is written with.
+func versionOf(cmd Command) byte {
+	if v, ok := cmd.(versioned); ok {
+		return v.bodyVersion()
+	}
+	return bodyVersion
+}
 
 // Command is a typed change to the model. Commands are plain structs with
 // JSON bodies; pointers to them implement Command.
@@ -99,13 +120,13 @@ func commandTable() map[Type]decoder {
 		TypeCreateCluster:          v1[CreateCluster],
 		TypeUpdateCluster:          v1[UpdateCluster],
 		TypeDeleteCluster:          v1[DeleteCluster],
-		TypeRegisterHost:           v1[RegisterHost],
-		TypeUpdateHost:             v1[UpdateHost],
+		TypeRegisterHost:           v2[RegisterHost],
+		TypeUpdateHost:             v2[UpdateHost],
 		TypeDeleteHost:             v1[DeleteHost],
 		TypeBindHost:               v1[BindHost],
 		TypeUnbindHost:             v1[UnbindHost],
-		TypeSetHostStatus:          v1[SetHostStatus],
-		TypePutSecret:              v1[PutSecret],
+		TypeSetHostStatus:          v2[SetHostStatus],
+		TypePutSecret:              v2[PutSecret],
 		TypeDeleteSecret:           v1[DeleteSecret],
 		TypeAppendEvent:            v1[AppendEvent],
 		TypeCreateNMStateConfig:    v1[CreateNMStateConfig],
@@ -141,6 +162,18 @@ func v1[T any, P interface {
 	return c, nil
 }
 
+// v2 decodes a version-1 or version-2 JSON body into a *T (the same
+// shape; version 2 uses fields version 1 does not have).
+func v2[T any, P interface {
+	*T
+	Command
+}](version byte, body []byte) (Command, error) {
+	if version == bodyVersion2 {
+		version = bodyVersion
+	}
+	return v1[T, P](version, body)
+}
+
 // Encode returns the log form of cmd: its type byte, the body version and
 // the JSON body.
 func Encode(cmd Command) ([]byte, error) {
@@ -148,7 +181,7 @@ func Encode(cmd Command) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: encode command %d: %v", ErrInvalid, cmd.Type(), err)
 	}
-	return append([]byte{byte(cmd.Type()), bodyVersion}, body...), nil
+	return append([]byte{byte(cmd.Type()), versionOf(cmd)}, body...), nil
 }
 
 // Codec decodes encoded commands with the dispatch table. The zero value is

@@ -92,3 +92,36 @@ func FuzzDecode(f *testing.F) {
 		m.ApplyCommand(1, cmd)
 	})
 }
+
+// A command written with a field an older rackboot would ignore carries
+// body version 2, which today's codec decodes and a version-1-only reader
+// (an older rackboot) refuses instead of applying less of it; without such
+// a field it stays version 1.
+func TestBodyVersion2(t *testing.T) {
+	codec := NewCodec()
+	vals := []Validation{{ID: "has-inventory"}}
+	for _, c := range []struct {
+		cmd  Command
+		want byte
+	}{
+		{&RegisterHost{Host: Host{ID: "h"}}, 1},
+		{&RegisterHost{Host: Host{ID: "h"}, Event: &Event{Name: "x"}}, 2},
+		{&UpdateHost{ID: "h", Event: &Event{Name: "x"}}, 2},
+		{&SetHostStatus{ID: "h", Status: "known"}, 1},
+		{&SetHostStatus{ID: "h", Status: "known", Validations: &vals}, 2},
+		{&PutSecret{Secret: Secret{Name: "s"}}, 1},
+		{&PutSecret{Secret: Secret{Name: "s"}, IfRevision: 7}, 2},
+	} {
+		b, err := Encode(c.cmd)
+		if err != nil || b[1] != c.want {
+			t.Errorf("%T %+v: version %d, %v; want %d", c.cmd, c.cmd, b[1], err, c.want)
+			continue
+		}
+		if _, err := codec.Decode(b); err != nil {
+			t.Errorf("%T: %v", c.cmd, err)
+		}
+		if _, err := v1[RegisterHost](b[1], b[2:]); c.want == 2 && err == nil {
+			t.Errorf("%T: a version-1 reader took a version-2 body", c.cmd)
+		}
+	}
+}
