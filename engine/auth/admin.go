@@ -90,7 +90,20 @@ func createAdminToken(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+AdminTokenFile+".*")
+	return writeTokenFile(path, tok, func(tmp, path string) error {
+		if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return nil
+	})
+}
+
+// writeTokenFile writes tok to a synced 0600 temporary file beside path,
+// puts it at path with place (a link that keeps a token already there, or
+// a rename that replaces it) and syncs the directory.
+func writeTokenFile(path, tok string, place func(tmp, path string) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+AdminTokenFile+".*")
 	if err != nil {
 		return fmt.Errorf("admin token: %w", err)
 	}
@@ -105,10 +118,10 @@ func createAdminToken(path string) error {
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("admin token: %w", err)
 	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := place(tmp.Name(), path); err != nil {
 		return fmt.Errorf("admin token: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
+	return syncDir(dir)
 }
 
 func syncDir(dir string) error {
@@ -158,23 +171,5 @@ func InstallAdminToken(dataDir, tok string) error {
 	if cur, err := readAdminToken(path); err == nil && cur == tok {
 		return nil
 	}
-	tmp, err := os.CreateTemp(dataDir, "."+AdminTokenFile+".*")
-	if err != nil {
-		return fmt.Errorf("admin token: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	if err := tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("admin token: %w", err)
-	}
-	if _, err := tmp.WriteString(tok + "\n"); err != nil {
-		return fmt.Errorf("admin token: writing: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("admin token: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("admin token: %w", err)
-	}
-	return syncDir(dataDir)
+	return writeTokenFile(path, tok, os.Rename)
 }
