@@ -93,18 +93,9 @@ func TestBMCVirtualMediaAndPXE(t *testing.T) {
 // MAC boots.
 func bmcConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, dir string) string {
 	t.Helper()
-	roleDir := filepath.Join(dir, "roles")
-	if err := os.MkdirAll(roleDir, 0o755); err != nil {
+	roleDir, err := installbed.WriteRoleConfigs(dir)
+	if err != nil {
 		t.Fatal(err)
-	}
-	for _, r := range []string{"master", "worker"} {
-		raw, err := installbed.RoleConfig(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(roleDir, r+".ign"), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	var res []reservation
 	for _, v := range bmhVMs {

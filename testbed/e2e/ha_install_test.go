@@ -22,18 +22,9 @@ import (
 // role configs (the same disk image path on every appliance).
 func haInstallExtra(t *testing.T, art image.Artifacts, img osimage.Image, dir string) string {
 	t.Helper()
-	roleDir := filepath.Join(dir, "roles")
-	if err := os.MkdirAll(roleDir, 0o755); err != nil {
+	roleDir, err := installbed.WriteRoleConfigs(dir)
+	if err != nil {
 		t.Fatal(err)
-	}
-	for _, r := range []string{"master", "worker"} {
-		raw, err := installbed.RoleConfig(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(roleDir, r+".ign"), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return fmt.Sprintf(`[[profile]]
 name = "discovery"

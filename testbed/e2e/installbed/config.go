@@ -34,10 +34,11 @@ const InstallTimeout = "45m"
 // RoleConfig returns the user role config of role (master or worker).
 func RoleConfig(role string) ([]byte, error) { return roles.ReadFile("roles/" + role + ".ign") }
 
-// writeConfig writes the role configs, the openshift-install stand-in and
-// rackboot.toml into the bed's directory and returns the config's path.
-func (b *Bed) writeConfig() (string, error) {
-	roleDir := filepath.Join(b.Dir, "roles")
+// WriteRoleConfigs writes the user role configs (master.ign, worker.ign)
+// into <dir>/roles, an image set's role_ignition_dir, and returns that
+// directory.
+func WriteRoleConfigs(dir string) (string, error) {
+	roleDir := filepath.Join(dir, "roles")
 	if err := os.MkdirAll(roleDir, 0o755); err != nil {
 		return "", err
 	}
@@ -49,6 +50,16 @@ func (b *Bed) writeConfig() (string, error) {
 		if err := os.WriteFile(filepath.Join(roleDir, r+".ign"), raw, 0o644); err != nil {
 			return "", err
 		}
+	}
+	return roleDir, nil
+}
+
+// writeConfig writes the role configs, the openshift-install stand-in and
+// rackboot.toml into the bed's directory and returns the config's path.
+func (b *Bed) writeConfig() (string, error) {
+	roleDir, err := WriteRoleConfigs(b.Dir)
+	if err != nil {
+		return "", err
 	}
 	generator := "generator = \"user-configs\"\nrole_ignition_dir = " + fmt.Sprintf("%q", roleDir)
 	if b.opts.Generator == GeneratorOpenShiftInstall {
