@@ -73,12 +73,18 @@ func newBed(t *testing.T) *bed {
 
 // dhcp runs dnsmasq as a DHCP server only (no DNS, no boot file) on the
 // bridge until the test ends.
-func (b *bed) dhcp(t *testing.T) {
+func (b *bed) dhcp(t *testing.T) { b.dnsmasq(t) }
+
+// dnsmasq runs dnsmasq on the bridge until the test ends: DHCP on
+// 10.98.0.100–150 without DNS, plus the extra options (TFTP, boot files).
+// Its output is logged when the test fails.
+func (b *bed) dnsmasq(t *testing.T, extra ...string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := b.ns.Command(ctx, "dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
+	args := append([]string{"--no-daemon", "--conf-file=/dev/null", "--port=0",
 		"--interface=br0", "--bind-interfaces", "--dhcp-range=10.98.0.100,10.98.0.150,255.255.255.0,1h",
-		"--dhcp-leasefile="+filepath.Join(b.dir, "leases"), "--pid-file=")
+		"--dhcp-leasefile=" + filepath.Join(b.dir, "leases"), "--pid-file="}, extra...)
+	cmd := b.ns.Command(ctx, "dnsmasq", args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -1,8 +1,6 @@
 package osimage
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,29 +35,11 @@ func (b *bed) exitServer(t *testing.T, script []byte) {
 	if err := os.WriteFile(filepath.Join(root, "exit.ipxe"), script, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := b.ns.Command(ctx, "dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
-		"--interface=br0", "--bind-interfaces", "--log-dhcp",
-		"--dhcp-range=10.98.0.100,10.98.0.150,255.255.255.0,1h",
-		"--dhcp-leasefile="+filepath.Join(b.dir, "leases"), "--pid-file=",
-		"--enable-tftp", "--tftp-root="+root,
+	b.dnsmasq(t, "--log-dhcp", "--enable-tftp", "--tftp-root="+root,
 		"--dhcp-userclass=set:ipxe,iPXE", "--dhcp-match=set:efi64,option:client-arch,7",
 		"--dhcp-boot=tag:ipxe,exit.ipxe",
 		"--dhcp-boot=tag:!ipxe,tag:efi64,ipxe.efi",
 		"--dhcp-boot=tag:!ipxe,tag:!efi64,undionly.kpxe")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("dnsmasq:\n%s", out.String())
-		}
-	})
 }
 
 // TestIPXEExitScriptFallsThroughToDiskUnderOVMF: boot-order control on a
