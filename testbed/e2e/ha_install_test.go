@@ -134,16 +134,7 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := leader.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	killed := time.Now()
-	next, err := r.WaitVIP(ctx, leader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("killed the leader %s while the disk was being written; %s holds the service address after %s",
-		leader.Name, next.Name, time.Since(killed).Round(time.Millisecond))
+	killed := killLeader(t, ctx, r, leader, "while the disk was being written")
 	if _, err := installbed.WaitCluster(ctx, c, id, installLimit, "installed"); err != nil {
 		t.Fatalf("%v\n%s", err, haCtl(t, r, "describe", "cluster", id))
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -93,16 +94,7 @@ func TestHAKillLeaderWhileRegistering(t *testing.T) {
 	started := time.Now()
 	vm := startDiscoVM(t, ctx, r.Bed, host)
 	waitAgent(t, ctx, host, vm, started)
-	if err := leader.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	killed := time.Now()
-	next, err := r.WaitVIP(ctx, leader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("killed the leader %s as the agent started; %s holds the service address after %s",
-		leader.Name, next.Name, time.Since(killed).Round(time.Millisecond))
+	killed := killLeader(t, ctx, r, leader, "as the agent started")
 
 	var h models.APIHost
 	deadline := time.Now().Add(5 * time.Minute)
@@ -129,4 +121,22 @@ func TestHAKillLeaderWhileRegistering(t *testing.T) {
 	if n := strings.Count(console, image.MarkerAgentStart); n != 1 || strings.Contains(console, image.MarkerAgentExit) {
 		t.Errorf("the agent started %d times or exited: it should ride out the failover", n)
 	}
+}
+
+// killLeader kills the leader (SIGKILL) and waits until another appliance
+// holds the service address; it logs how long that took and returns the
+// time of the kill.
+func killLeader(t *testing.T, ctx context.Context, r *ha.Rack, leader *ha.Node, when string) time.Time {
+	t.Helper()
+	if err := leader.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	next, err := r.WaitVIP(ctx, leader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed the leader %s %s; %s holds the service address after %s",
+		leader.Name, when, next.Name, time.Since(killed).Round(time.Millisecond))
+	return killed
 }
