@@ -74,19 +74,19 @@ func stormOnRack(ctx context.Context, o options, n int, cpus float64, dir string
 	if err != nil {
 		return run, err
 	}
-	defer r.Close()
+	budgets, err := newCPUBudgets(filepath.Base(dir), cpus)
+	if err != nil {
+		r.Close()
+		return run, err
+	}
+	defer func() {
+		r.Close() // first: a group can be removed once its process has exited
+		err = errors.Join(err, budgets.remove())
+	}()
 	leader, err := startRack(ctx, r)
 	if err != nil {
 		return run, err
 	}
-	budgets, err := newCPUBudgets(filepath.Base(dir), cpus)
-	if err != nil {
-		return run, err
-	}
-	defer func() {
-		r.Close() // a group can be removed once its process has exited
-		err = errors.Join(err, budgets.remove())
-	}()
 	for _, nd := range r.Nodes {
 		if err := budgets.limit(nd.Name, nd.PID()); err != nil {
 			return run, err
