@@ -16,6 +16,9 @@ var version = "dev"
 const usage = `usage:
   rackbootd [--config FILE]     run the daemon (default FILE: ` + config.DefaultPath + `)
   rackbootd check-config FILE   validate FILE without starting anything
+  rackbootd truncate-log [--config FILE] --from INDEX
+                                remove raft log entries from INDEX on (rackbootd stopped;
+                                docs/operations.md)
   rackbootd version             print the version
 `
 
@@ -23,7 +26,11 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run is main with its exit status returned: 0 success, 1 failure, 2 usage.
+// defaultConfigPath is the configuration file rackbootd reads by default.
+const defaultConfigPath = config.DefaultPath
+
+// run is main with its exit status returned: 0 success, 1 failure, 2 usage,
+// 78 (exitHalted) a raft log entry it cannot apply.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -32,6 +39,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case "check-config":
 			return checkConfig(args[1:], stdout, stderr)
+		case "truncate-log":
+			return truncateLog(args[1:], stdout, stderr)
 		}
 	}
 	flags := flag.NewFlagSet("rackbootd", flag.ContinueOnError)
@@ -47,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := serve(*path, stderr); err != nil {
 		printError(stderr, err)
-		return 1
+		return exitStatus(err, stderr)
 	}
 	return 0
 }
