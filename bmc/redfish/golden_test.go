@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,20 +127,6 @@ func systemPath(m *mockBMC) string {
 	coll := m.doc("/redfish/v1/Systems")
 	first := coll["Members"].([]any)[0].(map[string]any)
 	return first["@odata.id"].(string)
-}
-
-func cdPath(m *mockBMC) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var paths []string
-	for p, doc := range m.docs {
-		types, _ := doc["MediaTypes"].([]any)
-		if slices.Contains(types, any("CD")) {
-			paths = append(paths, p)
-		}
-	}
-	slices.Sort(paths)
-	return paths[0]
 }
 
 func checkGolden(t *testing.T, file, got string) {
