@@ -39,7 +39,11 @@ func (d *Driver) fail(op string, err error) error {
 		return err
 	}
 	sentinel, msg := classify(err)
+	msg, hint, _ := strings.Cut(msg, hintSep)
 	msg = clip(d.redact(msg))
+	if hint != "" {
+		msg += "; " + hint // the hint is ours: never clipped
+	}
 	status := 0
 	var re *schemas.Error
 	if errors.As(err, &re) {
@@ -64,6 +68,14 @@ func contextErr(err error) error {
 	return nil
 }
 
+// hintSep separates a message from the driver's own hint in classify's
+// text; the message may be clipped, the hint never is.
+const hintSep = "\x00hint:"
+
+// tlsHint tells the operator what to do about an untrusted certificate.
+const tlsHint = "if this BMC has a self-signed certificate, turn verification off for it " +
+	"(spec.bmc.disableCertificateVerification: true)"
+
 // classify maps an error from gofish or net/http to a sentinel and a short
 // human message.
 func classify(err error) (error, string) {
@@ -76,8 +88,8 @@ func classify(err error) (error, string) {
 	var hostErr x509.HostnameError
 	switch {
 	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr):
-		return bmc.ErrUnreachable, "TLS certificate not trusted (" + rootCause(err) +
-			"); if this BMC has a self-signed certificate, turn verification off for it"
+		return bmc.ErrUnreachable, "TLS certificate not trusted (" + rootCause(err) + ")" + hintSep +
+			tlsHint
 	case errors.Is(err, context.Canceled):
 		return bmc.ErrUnreachable, "canceled"
 	case isTimeout(err):

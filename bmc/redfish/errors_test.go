@@ -325,7 +325,7 @@ func TestPatchWithIfMatch(t *testing.T) {
 func TestInsertMediaEveryShapeRefused(t *testing.T) {
 	m := newMockBMC(t, "hpe-ilo5")
 	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "InsertMedia") {
+		if r.Method == http.MethodPost && strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "InsertMedia") {
 			redfishError(w, http.StatusBadRequest, "Base.1.8.ActionParameterNotSupported", "The parameter Image is not supported.")
 			return true
 		}

@@ -71,6 +71,9 @@ func newDriver(t testing.TB, srv string, creds bmc.Credentials, opts bmc.Options
 	if opts.Backoff == 0 {
 		opts.Backoff = time.Millisecond
 	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = time.Millisecond
+	}
 	return redfish.New(a, creds, opts)
 }
 
