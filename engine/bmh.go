@@ -117,6 +117,7 @@ type BareMetalHost struct {
 	Online                bool              `json:"online"`
 	RootDeviceHints       *RootDeviceHints  `json:"root_device_hints,omitempty"`
 	AutomatedCleaningMode string            `json:"automated_cleaning_mode,omitempty"`
+	BootMode              string            `json:"boot_mode,omitempty"`
 	Status                BMHStatus         `json:"status"`
 }
 

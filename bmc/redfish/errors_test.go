@@ -211,6 +211,10 @@ func TestTLSVerification(t *testing.T) {
 	if !errors.Is(err, bmc.ErrUnreachable) || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("self-signed certificate with verification on = %v, want an ErrUnreachable about the certificate", err)
 	}
+	const hint = "; if this BMC has a self-signed certificate, turn verification off for it (spec.bmc.disableCertificateVerification: true)"
+	if !strings.HasSuffix(err.Error(), hint) {
+		t.Errorf("TLS error = %q, want it to end with the whole hint %q", err, hint)
+	}
 	if len(m.requests()) != 0 {
 		t.Errorf("requests reached the BMC over an unverified connection")
 	}

@@ -217,7 +217,7 @@ func bmhIn(in models.BareMetalHost) engine.BareMetalHost {
 		BMC: engine.BMC{Address: in.Spec.BMC.Address, CredentialsName: in.Spec.BMC.CredentialsName,
 			DisableCertificateVerification: in.Spec.BMC.DisableCertificateVerification},
 		BootMACAddress: in.Spec.BootMACAddress, Online: in.Spec.Online,
-		AutomatedCleaningMode: in.Spec.AutomatedCleaningMode,
+		AutomatedCleaningMode: in.Spec.AutomatedCleaningMode, BootMode: in.Spec.BootMode,
 	}
 	if h := in.Spec.RootDeviceHints; h != nil {
 		eh := engine.RootDeviceHints(*h)
@@ -239,6 +239,7 @@ func bmhPatch(in models.BareMetalHostPatch) engine.BMHPatch {
 		p.Address, p.CredentialsName, p.DisableCertificateVerification = c.Address, c.CredentialsName, c.DisableCertificateVerification
 	}
 	p.BootMACAddress, p.Online, p.AutomatedCleaningMode = sp.BootMACAddress, sp.Online, sp.AutomatedCleaningMode
+	p.BootMode = sp.BootMode
 	if h := sp.RootDeviceHints; h != nil {
 		eh := engine.RootDeviceHints(*h)
 		p.RootDeviceHints = &eh
@@ -257,6 +258,7 @@ func bmhOut(b engine.BareMetalHost) *models.BareMetalHost {
 			BMC: models.BMCDetails{Address: b.BMC.Address, CredentialsName: b.BMC.CredentialsName,
 				DisableCertificateVerification: b.BMC.DisableCertificateVerification},
 			BootMACAddress: b.BootMACAddress, Online: b.Online, AutomatedCleaningMode: b.AutomatedCleaningMode,
+			BootMode: b.BootMode,
 		},
 		Status: &models.BareMetalHostStatus{
 			OperationalStatus: st.OperationalStatus, ErrorType: st.ErrorType, ErrorMessage: st.ErrorMessage,

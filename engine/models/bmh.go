@@ -46,6 +46,7 @@ type BareMetalHostSpecP struct {
 	Online                *bool            `json:"online,omitempty"`
 	RootDeviceHints       *RootDeviceHints `json:"rootDeviceHints,omitempty"`
 	AutomatedCleaningMode *string          `json:"automatedCleaningMode,omitempty"`
+	BootMode              *string          `json:"bootMode,omitempty"`
 }
 
 // BMCDetailsP is the bmc part of a BareMetalHostSpecP.
@@ -86,6 +87,9 @@ type BareMetalHostSpec struct {
 	Online                bool             `json:"online"`
 	RootDeviceHints       *RootDeviceHints `json:"rootDeviceHints,omitempty"`
 	AutomatedCleaningMode string           `json:"automatedCleaningMode,omitempty"`
+	// BootMode is UEFI, UEFISecureBoot or legacy (metal3's values); empty
+	// leaves the BMC's boot mode as it is.
+	BootMode string `json:"bootMode,omitempty"`
 }
 
 // BMCDetails says how to reach the BMC.
