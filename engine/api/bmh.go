@@ -56,7 +56,7 @@ func (s *server) bmh(name string) (engine.BareMetalHost, error) {
 
 func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	var in models.BareMetalHostCreate
-	if err := decode(w, r, maxBody, &in); err != nil {
+	if err := decodeWarn(w, r, maxBody, &in); err != nil {
 		return err
 	}
 	if in.Kind != "" && in.Kind != bmhKind {
@@ -127,7 +127,7 @@ func (s *server) patchBMH(w http.ResponseWriter, r *http.Request, _ auth.Princip
 		return err
 	}
 	var in models.BareMetalHostPatch
-	if err := decode(w, r, maxBody, &in); err != nil {
+	if err := decodeWarn(w, r, maxBody, &in); err != nil {
 		return err
 	}
 	p := bmhPatch(in)

@@ -65,6 +65,28 @@ func sno1() map[string]any {
 	}
 }
 
+// Fields of a metal3 manifest rackboot does not use are reported as
+// Warning headers; the BMH is stored with bootMode.
+func TestBareMetalHostUnknownFields(t *testing.T) {
+	e, _ := newBMHEnv(t)
+	body := sno1()
+	spec := body["spec"].(map[string]any)
+	spec["bootMode"] = "UEFISecureBoot"
+	spec["image"] = map[string]any{"url": "http://example.com/os.qcow2"}
+	spec["bmc"].(map[string]any)["port"] = 623
+	r := e.must(adminCred(), 201, "POST", "/baremetal-hosts", body)
+	want := []string{`299 - "unknown field spec.bmc.port (ignored by rackboot)"`, `299 - "unknown field spec.image (ignored by rackboot)"`}
+	if got := r.hdr.Values("Warning"); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Warning headers = %q, want %q", got, want)
+	}
+	var b models.BareMetalHost
+	r.decode(t, &b)
+	if b.Spec.BootMode != "UEFISecureBoot" {
+		t.Errorf("bootMode = %q", b.Spec.BootMode)
+	}
+	e.wantError(e.do(adminCred(), "PATCH", "/baremetal-hosts/sno1", map[string]any{"spec": map[string]any{"bootMode": "BIOS"}}), 400, "bootMode")
+}
+
 func TestBareMetalHostAPI(t *testing.T) {
 	e, sealer := newBMHEnv(t)
 	var b models.BareMetalHost
