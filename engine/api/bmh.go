@@ -26,7 +26,7 @@ func (s *server) listBMHs(w http.ResponseWriter, _ *http.Request, _ auth.Princip
 	out := models.BareMetalHostList{}
 	s.store.Read(func(m *engine.Model) {
 		for b := range m.BareMetalHosts() {
-			out = append(out, bmhOut(b))
+			out = append(out, bmhOut(b, hardwareOf(m, b)))
 		}
 	})
 	writeJSON(w, http.StatusOK, out)
@@ -38,7 +38,7 @@ func (s *server) getBMH(w http.ResponseWriter, r *http.Request, _ auth.Principal
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, bmhOut(b))
+	writeJSON(w, http.StatusOK, s.bmhView(b))
 	return nil
 }
 
@@ -84,7 +84,7 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	}
 	s.event(ctx, engine.Event{Name: "bmh_created", Severity: "info", Props: map[string]string{"bmh": b.Name},
 		Message: fmt.Sprintf("BareMetalHost %s: created (BMC %s)", b.Name, b.BMC.Address)})
-	writeJSON(w, http.StatusCreated, bmhOut(out))
+	writeJSON(w, http.StatusCreated, s.bmhView(out))
 	return nil
 }
 
@@ -152,7 +152,7 @@ func (s *server) patchBMH(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err != nil {
 		return fmt.Errorf("update baremetal host: %w", err)
 	}
-	writeJSON(w, http.StatusOK, bmhOut(out))
+	writeJSON(w, http.StatusOK, s.bmhView(out))
 	return nil
 }
 
@@ -247,8 +247,24 @@ func bmhPatch(in models.BareMetalHostPatch) engine.BMHPatch {
 	return p
 }
 
+// bmhView is the REST form of b with the hardware of its paired host.
+func (s *server) bmhView(b engine.BareMetalHost) *models.BareMetalHost {
+	var hw *models.HardwareDetails
+	s.store.Read(func(m *engine.Model) { hw = hardwareOf(m, b) })
+	return bmhOut(b, hw)
+}
+
+// hardwareOf is status.hardware of b: its paired host's inventory.
+func hardwareOf(m *engine.Model, b engine.BareMetalHost) *models.HardwareDetails {
+	h, ok := m.Host(b.Status.HostID)
+	if !ok || h.BMHName != b.Name {
+		return nil
+	}
+	return bmhctl.Hardware(h)
+}
+
 // bmhOut is the REST form of a BMH.
-func bmhOut(b engine.BareMetalHost) *models.BareMetalHost {
+func bmhOut(b engine.BareMetalHost, hw *models.HardwareDetails) *models.BareMetalHost {
 	st := b.Status
 	out := &models.BareMetalHost{
 		APIVersion: bmhAPIVersion, Kind: bmhKind,
@@ -265,7 +281,7 @@ func bmhOut(b engine.BareMetalHost) *models.BareMetalHost {
 			ErrorCount: st.ErrorCount, PoweredOn: st.PowerState == "On", PowerState: st.PowerState,
 			Provisioning:  models.BareMetalHostProvStatus{State: st.ProvisioningState},
 			LastOperation: st.LastOperation, LastUpdated: dt(st.LastOperationAt), NextRetryTime: dt(st.NextRetryAt),
-			HostID: st.HostID,
+			HostID: st.HostID, Hardware: hw,
 		},
 	}
 	if h := b.RootDeviceHints; h != nil {

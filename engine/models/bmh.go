@@ -126,6 +126,8 @@ type BareMetalHostStatus struct {
 	NextRetryTime     DateTime                `json:"nextRetryTime,omitempty"`
 	// HostID is the paired host (agent) id.
 	HostID string `json:"hostID,omitempty"`
+	// Hardware is the paired agent's inventory, as metal3 reports it.
+	Hardware *HardwareDetails `json:"hardware,omitempty"`
 }
 
 // BareMetalHostProvStatus is the provisioning part of the status.
@@ -135,3 +137,52 @@ type BareMetalHostProvStatus struct {
 
 // BareMetalHostList is the body of GET /v2/baremetal-hosts.
 type BareMetalHostList []*BareMetalHost
+
+// HardwareDetails is a BMH's status.hardware (metal3's names), filled from
+// the paired agent's inventory.
+type HardwareDetails struct {
+	SystemVendor HardwareSystemVendor `json:"systemVendor"`
+	RAMMebibytes int64                `json:"ramMebibytes"`
+	NIC          []HardwareNIC        `json:"nics"`
+	Storage      []HardwareStorage    `json:"storage"`
+	CPU          HardwareCPU          `json:"cpu"`
+	Hostname     string               `json:"hostname,omitempty"`
+}
+
+// HardwareSystemVendor names the machine.
+type HardwareSystemVendor struct {
+	Manufacturer string `json:"manufacturer,omitempty"`
+	ProductName  string `json:"productName,omitempty"`
+	SerialNumber string `json:"serialNumber,omitempty"`
+}
+
+// HardwareNIC is one network interface.
+type HardwareNIC struct {
+	Name      string `json:"name"`
+	Model     string `json:"model,omitempty"`
+	MAC       string `json:"mac"`
+	IP        string `json:"ip,omitempty"`
+	SpeedGbps int64  `json:"speedGbps,omitempty"`
+}
+
+// HardwareStorage is one disk.
+type HardwareStorage struct {
+	Name         string `json:"name"`
+	Type         string `json:"type,omitempty"`
+	Rotational   bool   `json:"rotational"`
+	SizeBytes    int64  `json:"sizeBytes"`
+	Vendor       string `json:"vendor,omitempty"`
+	Model        string `json:"model,omitempty"`
+	SerialNumber string `json:"serialNumber,omitempty"`
+	WWN          string `json:"wwn,omitempty"`
+	HCTL         string `json:"hctl,omitempty"`
+}
+
+// HardwareCPU summarises the processors.
+type HardwareCPU struct {
+	Arch           string   `json:"arch,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	ClockMegahertz float64  `json:"clockMegahertz,omitempty"`
+	Flags          []string `json:"flags,omitempty"`
+	Count          int64    `json:"count,omitempty"`
+}
