@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"sort"
-	"strings"
+
+	"github.com/rackboot/rackboot/engine/jsonfields"
 )
 
 // decodeWarn decodes like decode and reports every field of the body that
@@ -30,56 +30,9 @@ func decodeWarn(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	}
 	var raw any
 	if json.Unmarshal(data, &raw) == nil {
-		for _, f := range unknownFields(raw, reflect.TypeOf(v), "") {
+		for _, f := range jsonfields.Unknown(raw, reflect.TypeOf(v)) {
 			w.Header().Add("Warning", fmt.Sprintf("299 - %q", "unknown field "+f+" (ignored by rackboot)"))
 		}
 	}
 	return nil
-}
-
-// unknownFields lists the keys of the JSON object raw that the struct t
-// (through pointers and embedded structs) has no field for, as dotted paths.
-func unknownFields(raw any, t reflect.Type, prefix string) []string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	obj, ok := raw.(map[string]any)
-	if !ok || t.Kind() != reflect.Struct {
-		return nil
-	}
-	fields := map[string]reflect.Type{}
-	collectFields(t, fields)
-	var out []string
-	for k, v := range obj {
-		ft, known := fields[k]
-		switch {
-		case !known:
-			out = append(out, prefix+clip(k))
-		case v != nil:
-			out = append(out, unknownFields(v, ft, prefix+k+".")...)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func collectFields(t reflect.Type, into map[string]reflect.Type) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			collectFields(ft, into)
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if name != "-" {
-			into[name] = f.Type
-		}
-	}
 }

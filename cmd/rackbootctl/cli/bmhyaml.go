@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+	"github.com/rackboot/rackboot/engine/jsonfields"
 )
 
 // ErrManifest: a BareMetalHost manifest file cannot be used.
@@ -40,6 +43,9 @@ type secretDoc struct {
 type Manifests struct {
 	Hosts   []client.BareMetalHostCreate
 	Skipped []string // "Kind/name" of documents that are not BMHs or their Secrets
+	// Unknown are the fields of the BareMetalHosts rackboot does not use
+	// ("baremetalhost/name: spec.image"), reported rather than dropped.
+	Unknown []string
 }
 
 // ParseBMHManifests reads a multi-document YAML (or JSON) file of metal3
@@ -116,6 +122,13 @@ func (m *Manifests) add(n int, raw []byte, secrets map[string]client.BMCCredenti
 		}
 		h.Status = nil
 		m.Hosts = append(m.Hosts, h)
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		for _, f := range jsonfields.Unknown(v, reflect.TypeOf(h.BareMetalHost)) {
+			if f != "metadata.namespace" && !strings.HasPrefix(f, "status.") {
+				m.Unknown = append(m.Unknown, "baremetalhost/"+h.Metadata.Name+": "+f)
+			}
+		}
 	case "Secret":
 		var s secretDoc
 		if err := json.Unmarshal(raw, &s); err != nil {
