@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/rackboot/rackboot/bmc"
@@ -50,6 +51,7 @@ type BMHPatch struct {
 	RootDeviceHints                *RootDeviceHints   `json:"root_device_hints,omitempty"`
 	AutomatedCleaningMode          *string            `json:"automated_cleaning_mode,omitempty"`
 	BootMode                       *string            `json:"boot_mode,omitempty"`
+	PreprovisioningNetworkDataName *string            `json:"preprovisioning_network_data_name,omitempty"`
 	RetryNow                       bool               `json:"retry_now,omitempty"`
 }
 
@@ -85,6 +87,7 @@ func (c *UpdateBareMetalHost) apply(tx *Tx) (any, error) {
 	}
 	set(&b.AutomatedCleaningMode, p.AutomatedCleaningMode)
 	set(&b.BootMode, p.BootMode)
+	set(&b.PreprovisioningNetworkDataName, p.PreprovisioningNetworkDataName)
 	if err := checkBMH(b); err != nil {
 		return nil, err
 	}
@@ -139,6 +142,11 @@ func (c *DeleteBareMetalHost) apply(tx *Tx) (any, error) {
 		nh := *h
 		nh.BMHName = ""
 		tx.putHost(&nh)
+	}
+	for _, name := range slices.Sorted(maps.Keys(tx.m.nmstate)) { // in order: every replica the same
+		if tx.m.nmstate[name].Labels[LabelNetworkDataBMH] == c.Name {
+			del(tx, tx.m.nmstate, KindNMStateConfig, name) // its preprovisioning network
+		}
 	}
 	del(tx, tx.m.bmhs, KindBareMetalHost, c.Name)
 	return nil, nil

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhctl"
@@ -72,10 +73,25 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if _, err := s.bmh(b.Name); err == nil {
 		return fmt.Errorf("%w: baremetal host %s exists", ErrConflict, b.Name)
 	}
+	if in.PreprovisioningNetworkData != nil {
+		if b.PreprovisioningNetworkDataName == "" {
+			b.PreprovisioningNetworkDataName = b.Name + "-network-config-secret"
+		}
+		if err := s.checkNetworkSecret(b.PreprovisioningNetworkDataName, *in.PreprovisioningNetworkData); err != nil {
+			return err
+		}
+	}
 	ctx := r.Context()
 	if in.Credentials != nil {
 		if err := s.putBMCSecret(ctx, b.BMC.CredentialsName, *in.Credentials); err != nil {
 			return err
+		}
+	}
+	if in.PreprovisioningNetworkData != nil {
+		_, err := s.store.Apply(ctx, &engine.PutSecret{Secret: engine.Secret{Name: b.PreprovisioningNetworkDataName,
+			Type: engine.NetworkDataSecretType, Data: map[string][]byte{engine.NetworkDataKey: []byte(*in.PreprovisioningNetworkData)}}})
+		if err != nil {
+			return fmt.Errorf("store preprovisioning network data: %w", err)
 		}
 	}
 	out, err := engine.ApplyAs[engine.BareMetalHost](ctx, s.store, &engine.CreateBareMetalHost{Host: b})
@@ -85,6 +101,23 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	s.event(ctx, engine.Event{Name: "bmh_created", Severity: "info", Props: map[string]string{"bmh": b.Name},
 		Message: fmt.Sprintf("BareMetalHost %s: created (BMC %s)", b.Name, b.BMC.Address)})
 	writeJSON(w, http.StatusCreated, s.bmhView(out))
+	return nil
+}
+
+// checkNetworkSecret refuses network data that is not NMState YAML, or a
+// secret name that holds something else.
+func (s *server) checkNetworkSecret(name, doc string) error {
+	if _, err := nmstate.Convert([]byte(doc), nil); err != nil {
+		return badRequest("preprovisioningNetworkData: %v", err)
+	}
+	var (
+		old engine.Secret
+		ok  bool
+	)
+	s.store.Read(func(m *engine.Model) { old, ok = m.Secret(name) })
+	if ok && old.Type != engine.NetworkDataSecretType {
+		return fmt.Errorf("%w: secret %s exists and does not hold network data", ErrConflict, clip(name))
+	}
 	return nil
 }
 
@@ -218,6 +251,7 @@ func bmhIn(in models.BareMetalHost) engine.BareMetalHost {
 			DisableCertificateVerification: in.Spec.BMC.DisableCertificateVerification},
 		BootMACAddress: in.Spec.BootMACAddress, Online: in.Spec.Online,
 		AutomatedCleaningMode: in.Spec.AutomatedCleaningMode, BootMode: in.Spec.BootMode,
+		PreprovisioningNetworkDataName: in.Spec.PreprovisioningNetworkDataName,
 	}
 	if h := in.Spec.RootDeviceHints; h != nil {
 		eh := engine.RootDeviceHints(*h)
@@ -239,7 +273,7 @@ func bmhPatch(in models.BareMetalHostPatch) engine.BMHPatch {
 		p.Address, p.CredentialsName, p.DisableCertificateVerification = c.Address, c.CredentialsName, c.DisableCertificateVerification
 	}
 	p.BootMACAddress, p.Online, p.AutomatedCleaningMode = sp.BootMACAddress, sp.Online, sp.AutomatedCleaningMode
-	p.BootMode = sp.BootMode
+	p.BootMode, p.PreprovisioningNetworkDataName = sp.BootMode, sp.PreprovisioningNetworkDataName
 	if h := sp.RootDeviceHints; h != nil {
 		eh := engine.RootDeviceHints(*h)
 		p.RootDeviceHints = &eh
@@ -274,7 +308,7 @@ func bmhOut(b engine.BareMetalHost, hw *models.HardwareDetails) *models.BareMeta
 			BMC: models.BMCDetails{Address: b.BMC.Address, CredentialsName: b.BMC.CredentialsName,
 				DisableCertificateVerification: b.BMC.DisableCertificateVerification},
 			BootMACAddress: b.BootMACAddress, Online: b.Online, AutomatedCleaningMode: b.AutomatedCleaningMode,
-			BootMode: b.BootMode,
+			BootMode: b.BootMode, PreprovisioningNetworkDataName: b.PreprovisioningNetworkDataName,
 		},
 		Status: &models.BareMetalHostStatus{
 			OperationalStatus: st.OperationalStatus, ErrorType: st.ErrorType, ErrorMessage: st.ErrorMessage,

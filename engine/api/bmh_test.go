@@ -283,3 +283,34 @@ func TestBareMetalHostHardware(t *testing.T) {
 		t.Errorf("hardware =\n  %+v\nwant\n  %+v", *hw, want)
 	}
 }
+
+// preprovisioningNetworkData is stored as the Secret the spec names (by
+// default <name>-network-config-secret); a document that is not NMState
+// is refused and nothing is stored.
+func TestBareMetalHostNetworkData(t *testing.T) {
+	e, _ := newBMHEnv(t)
+	bad := sno1()
+	bad["preprovisioningNetworkData"] = "interfaces: 7"
+	e.wantError(e.do(adminCred(), "POST", "/baremetal-hosts", bad), 400, "preprovisioningNetworkData")
+	e.store.Read(func(m *engine.Model) {
+		if _, ok := m.BareMetalHost("sno1"); ok {
+			t.Error("the refused BMH was stored")
+		}
+		if _, ok := m.Secret("sno1-bmc-secret"); ok {
+			t.Error("the refused BMH's credentials were stored")
+		}
+	})
+	good := sno1()
+	good["preprovisioningNetworkData"] = "interfaces:\n- name: eno1\n  type: ethernet\n  state: up\n"
+	var b models.BareMetalHost
+	e.must(adminCred(), 201, "POST", "/baremetal-hosts", good).decode(t, &b)
+	if b.Spec.PreprovisioningNetworkDataName != "sno1-network-config-secret" {
+		t.Errorf("preprovisioningNetworkDataName = %q", b.Spec.PreprovisioningNetworkDataName)
+	}
+	e.store.Read(func(m *engine.Model) {
+		s, ok := m.Secret("sno1-network-config-secret")
+		if !ok || s.Type != engine.NetworkDataSecretType || !strings.Contains(string(s.Data[engine.NetworkDataKey]), "name: eno1") {
+			t.Errorf("network data secret = %+v %v", s, ok)
+		}
+	})
+}

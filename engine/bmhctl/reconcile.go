@@ -197,6 +197,9 @@ func (c *Controller) provision(ctx context.Context, v view, drv bmc.Driver, addr
 		c.fail(ctx, b, "provision", fmt.Errorf("%w: infra-env %q (label %s) not found", ErrConfig, b.InfraEnvRef(), engine.LabelInfraEnv))
 		return
 	}
+	if !c.ensureNetwork(ctx, v) {
+		return
+	}
 	a := action{c: c, b: b, hostID: b.Status.HostID, ie: v.ie.ID, drv: drv, hidden: []string{pass}}
 	if addr.Boot == bmc.BootMethodVirtualMedia && !a.insert(ctx, c.o.Images) {
 		return

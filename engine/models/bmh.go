@@ -19,6 +19,9 @@ type BareMetalHost struct {
 type BareMetalHostCreate struct {
 	BareMetalHost
 	Credentials *BMCCredentials `json:"credentials,omitempty"`
+	// PreprovisioningNetworkData is the NMState YAML of the Secret
+	// spec.preprovisioningNetworkDataName names, stored under that name.
+	PreprovisioningNetworkData *string `json:"preprovisioningNetworkData,omitempty"`
 }
 
 // BareMetalHostPatch is the body of PATCH /v2/baremetal-hosts/{name}: a
@@ -47,6 +50,9 @@ type BareMetalHostSpecP struct {
 	RootDeviceHints       *RootDeviceHints `json:"rootDeviceHints,omitempty"`
 	AutomatedCleaningMode *string          `json:"automatedCleaningMode,omitempty"`
 	BootMode              *string          `json:"bootMode,omitempty"`
+	// PreprovisioningNetworkDataName names the Secret with the discovery
+	// image's static network (key nmstate).
+	PreprovisioningNetworkDataName *string `json:"preprovisioningNetworkDataName,omitempty"`
 }
 
 // BMCDetailsP is the bmc part of a BareMetalHostSpecP.
@@ -90,6 +96,9 @@ type BareMetalHostSpec struct {
 	// BootMode is UEFI, UEFISecureBoot or legacy (metal3's values); empty
 	// leaves the BMC's boot mode as it is.
 	BootMode string `json:"bootMode,omitempty"`
+	// PreprovisioningNetworkDataName names the Secret whose key nmstate is
+	// the static network of the discovery image.
+	PreprovisioningNetworkDataName string `json:"preprovisioningNetworkDataName,omitempty"`
 }
 
 // BMCDetails says how to reach the BMC.

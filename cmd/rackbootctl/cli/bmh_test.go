@@ -81,9 +81,17 @@ func TestParseBMHManifestsUnknownFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"baremetalhost/sno1: spec.image", "baremetalhost/sno1: spec.preprovisioningNetworkDataName"}
+	want := []string{"baremetalhost/sno1: spec.image"}
 	if strings.Join(m.Unknown, "|") != strings.Join(want, "|") || m.Hosts[0].Spec.BootMode != "UEFISecureBoot" {
 		t.Errorf("unknown = %q (want %q), bootMode %q", m.Unknown, want, m.Hosts[0].Spec.BootMode)
+	}
+	if m.Hosts[0].PreprovisioningNetworkData != nil {
+		t.Errorf("network data without its secret in the file: %q", *m.Hosts[0].PreprovisioningNetworkData)
+	}
+	withNet := extra + "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: sno1-nmstate\nstringData:\n  nmstate: |\n    interfaces:\n    - name: eno1\n      type: ethernet\n      state: up\n"
+	if m, err := cli.ParseBMHManifests([]byte(withNet)); err != nil || m.Hosts[0].PreprovisioningNetworkData == nil ||
+		!strings.Contains(*m.Hosts[0].PreprovisioningNetworkData, "name: eno1") {
+		t.Errorf("network data secret not attached: %+v, %v", m, err)
 	}
 	if m, _ := cli.ParseBMHManifests(good); len(m.Unknown) != 0 {
 		t.Errorf("the seed file reports unknown fields %q", m.Unknown)

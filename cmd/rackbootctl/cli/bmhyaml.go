@@ -46,6 +46,8 @@ type Manifests struct {
 	// Unknown are the fields of the BareMetalHosts rackboot does not use
 	// ("baremetalhost/name: spec.image"), reported rather than dropped.
 	Unknown []string
+	// network is the NMState YAML of each Secret with an nmstate key.
+	network map[string]string
 }
 
 // ParseBMHManifests reads a multi-document YAML (or JSON) file of metal3
@@ -78,6 +80,11 @@ func ParseBMHManifests(data []byte) (Manifests, error) {
 	}
 	if len(out.Hosts) == 0 {
 		return out, fmt.Errorf("%w: no BareMetalHost in the file", ErrManifest)
+	}
+	for i, h := range out.Hosts {
+		if doc, ok := out.network[h.Spec.PreprovisioningNetworkDataName]; ok && h.Spec.PreprovisioningNetworkDataName != "" {
+			out.Hosts[i].PreprovisioningNetworkData = &doc
+		}
 	}
 	return out, attachCredentials(out.Hosts, secrets, bad)
 }
@@ -135,6 +142,13 @@ func (m *Manifests) add(n int, raw []byte, secrets map[string]client.BMCCredenti
 			bad[d.Metadata.Name] = fmt.Errorf("document %d (Secret %s): %v", n, d.Metadata.Name, jsonWhy(err))
 			return nil
 		}
+		if doc, ok := networkData(s); ok {
+			if m.network == nil {
+				m.network = map[string]string{}
+			}
+			m.network[d.Metadata.Name] = doc
+			return nil
+		}
 		c, err := credentials(s)
 		if err != nil {
 			bad[d.Metadata.Name] = fmt.Errorf("document %d (Secret %s): %w", n, d.Metadata.Name, err)
@@ -147,6 +161,20 @@ func (m *Manifests) add(n int, raw []byte, secrets map[string]client.BMCCredenti
 		m.Skipped = append(m.Skipped, d.Kind+"/"+d.Metadata.Name)
 	}
 	return nil
+}
+
+// networkData is the NMState YAML of a Secret with an nmstate key (the
+// one a BMH's preprovisioningNetworkDataName names).
+func networkData(s secretDoc) (string, bool) {
+	if v, ok := s.StringData["nmstate"]; ok {
+		return v, true
+	}
+	enc, ok := s.Data["nmstate"]
+	if !ok {
+		return "", false
+	}
+	v, err := base64.StdEncoding.DecodeString(enc)
+	return string(v), err == nil
 }
 
 // credentials reads username and password from a Secret: stringData
