@@ -47,3 +47,27 @@ func Hardware(h engine.Host) *models.HardwareDetails {
 	}
 	return hw
 }
+
+// WipeDisks are the disks of host h whose partition tables the agent wipes
+// before installing, when its BareMetalHost b asks for metadata cleaning
+// (automatedCleaningMode: metadata, as Ironic's): every disk of the
+// inventory but the installation disk, the installation media, removable
+// and optical drives. Nil otherwise.
+func WipeDisks(b engine.BareMetalHost, h engine.Host) []string {
+	if b.AutomatedCleaningMode != engine.CleaningMetadata {
+		return nil
+	}
+	inv, ok := hostInventory(h)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, d := range inv.Disks {
+		if d == nil || d.Path == "" || d.ID == h.InstallationDiskID || d.IsInstallationMedia || d.Removable ||
+			d.DriveType == models.DriveTypeODD {
+			continue
+		}
+		out = append(out, d.Path)
+	}
+	return out
+}
