@@ -1,0 +1,67 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+// updateHost applies one host action of the host page's forms (op:
+// approve, unapprove, role, hostname, disk) through the API's PATCH.
+func (c *Console) updateHost(w http.ResponseWriter, r *http.Request, ss session) {
+	ie, id := r.PathValue("ie"), r.PathValue("id")
+	var p models.HostUpdateParams
+	switch op := r.PostFormValue("op"); op {
+	case "approve", "unapprove":
+		ok := op == "approve"
+		p.Approved = &ok
+	case "role":
+		role := r.PostFormValue("role")
+		p.HostRole = &role
+	case "hostname":
+		name := r.PostFormValue("hostname")
+		p.HostName = &name
+	case "disk":
+		disk := r.PostFormValue("disk")
+		p.DisksSelectedConfig = []models.DiskConfig{{ID: &disk, Role: "install"}}
+	default:
+		c.showHost(w, r, ss, http.StatusBadRequest, "unknown action")
+		return
+	}
+	path := "/infra-envs/" + url.PathEscape(ie) + "/hosts/" + url.PathEscape(id)
+	if _, err := c.call(r.Context(), http.MethodPatch, path, p); err != nil {
+		c.showHost(w, r, ss, http.StatusBadRequest, err.Error())
+		return
+	}
+	back := Prefix + "hosts/" + url.PathEscape(ie) + "/" + url.PathEscape(id)
+	if r.PostFormValue("back") == "hosts" {
+		back = Prefix + "hosts"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+func (c *Console) bmhs(w http.ResponseWriter, r *http.Request, ss session) {
+	c.showBMHs(w, r, ss, http.StatusOK, "")
+}
+
+func (c *Console) showBMHs(w http.ResponseWriter, r *http.Request, ss session, code int, msg string) {
+	var list models.BareMetalHostList
+	if err := c.get(r.Context(), "/baremetal-hosts", &list); err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	c.render(w, r, code, "bmhs", page{Title: "BareMetalHosts", Nav: "bmhs", CSRF: ss.csrf, Error: msg, Data: list})
+}
+
+// power sets a BareMetalHost's spec.online (on or off).
+func (c *Console) power(w http.ResponseWriter, r *http.Request, ss session) {
+	name := r.PathValue("name")
+	on := r.PostFormValue("online") == "true"
+	patch := models.BareMetalHostPatch{Spec: &models.BareMetalHostSpecP{Online: &on}}
+	if _, err := c.call(r.Context(), http.MethodPatch, "/baremetal-hosts/"+url.PathEscape(name), patch); err != nil {
+		c.showBMHs(w, r, ss, http.StatusConflict, err.Error())
+		return
+	}
+	http.Redirect(w, r, Prefix+"baremetal-hosts", http.StatusSeeOther)
+}

@@ -1,0 +1,170 @@
+package console
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+// recentEvents is how many events the overview shows.
+const recentEvents = 15
+
+// overviewData is the overview page.
+type overviewData struct {
+	Rack     Rack
+	Leader   bool
+	Counts   []count
+	Hosts    int
+	Leases   int
+	Clusters []models.Cluster
+	Events   []models.Event
+}
+
+type count struct {
+	Status string
+	N      int
+}
+
+func (c *Console) overview(w http.ResponseWriter, r *http.Request, ss session) {
+	ctx := r.Context()
+	d := overviewData{Rack: c.rack(ctx), Leader: c.store.Leader()}
+	hosts, err := c.allHosts(ctx)
+	if err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	byStatus := map[string]int{}
+	for _, h := range hosts {
+		byStatus[h.Status]++
+	}
+	for _, s := range slices.Sorted(maps.Keys(byStatus)) {
+		d.Counts = append(d.Counts, count{s, byStatus[s]})
+	}
+	d.Hosts = len(hosts)
+	c.store.Read(func(m *engine.Model) {
+		for range m.Leases() {
+			d.Leases++
+		}
+	})
+	if err := c.get(ctx, "/clusters", &d.Clusters); err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	if d.Events, err = c.events(ctx, url.Values{}); err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "overview", page{Title: "Overview", Nav: "overview", CSRF: ss.csrf, Data: d})
+}
+
+// events returns the latest events matching q, newest first.
+func (c *Console) events(ctx context.Context, q url.Values) ([]models.Event, error) {
+	var evs []models.Event
+	if err := c.get(ctx, "/events?"+q.Encode(), &evs); err != nil {
+		return nil, err
+	}
+	slices.Reverse(evs)
+	return evs[:min(len(evs), recentEvents)], nil
+}
+
+// allHosts lists the hosts of every infra-env.
+func (c *Console) allHosts(ctx context.Context) ([]models.APIHost, error) {
+	var ies []models.InfraEnv
+	if err := c.get(ctx, "/infra-envs", &ies); err != nil {
+		return nil, err
+	}
+	var out []models.APIHost
+	for _, ie := range ies {
+		var hs []models.APIHost
+		if err := c.get(ctx, "/infra-envs/"+ie.ID+"/hosts", &hs); err != nil {
+			return nil, err
+		}
+		out = append(out, hs...)
+	}
+	return out, nil
+}
+
+// infraEnvView is an infra-env with its boot URLs and hosts.
+type infraEnvView struct {
+	IE            models.InfraEnv
+	ImageURL      string
+	IPXEScriptURL string
+	Hosts         []hostRow
+}
+
+func (c *Console) infraEnvs(w http.ResponseWriter, r *http.Request, ss session) {
+	ctx := r.Context()
+	var ies []models.InfraEnv
+	if err := c.get(ctx, "/infra-envs", &ies); err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	views := make([]infraEnvView, 0, len(ies))
+	for _, ie := range ies {
+		v := infraEnvView{IE: ie}
+		var u models.PresignedURL
+		if err := c.get(ctx, "/infra-envs/"+ie.ID+"/downloads/image-url", &u); err == nil {
+			v.ImageURL = u.URL
+		}
+		v.IPXEScriptURL = ie.DownloadURL
+		var hs []models.APIHost
+		if err := c.get(ctx, "/infra-envs/"+ie.ID+"/hosts", &hs); err != nil {
+			c.fail(w, r, ss, err)
+			return
+		}
+		for _, h := range hs {
+			v.Hosts = append(v.Hosts, newHostView(h).hostRow)
+		}
+		views = append(views, v)
+	}
+	c.render(w, r, http.StatusOK, "infraenvs", page{Title: "Infra-envs", Nav: "infra-envs", CSRF: ss.csrf, Data: views})
+}
+
+func (c *Console) hosts(w http.ResponseWriter, r *http.Request, ss session) {
+	hs, err := c.allHosts(r.Context())
+	if err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	rows := make([]hostRow, 0, len(hs))
+	for _, h := range hs {
+		rows = append(rows, newHostView(h).hostRow)
+	}
+	slices.SortFunc(rows, func(a, b hostRow) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
+	c.render(w, r, http.StatusOK, "hosts", page{Title: "Hosts", Nav: "hosts", CSRF: ss.csrf, Data: rows})
+}
+
+// hostPage is the host page.
+type hostPage struct {
+	hostView
+	Events []models.Event
+}
+
+func (c *Console) host(w http.ResponseWriter, r *http.Request, ss session) {
+	c.showHost(w, r, ss, http.StatusOK, "")
+}
+
+// showHost renders the host page, with msg as an error when set.
+func (c *Console) showHost(w http.ResponseWriter, r *http.Request, ss session, code int, msg string) {
+	ctx := r.Context()
+	ie, id := r.PathValue("ie"), r.PathValue("id")
+	var h models.APIHost
+	if err := c.get(ctx, "/infra-envs/"+url.PathEscape(ie)+"/hosts/"+url.PathEscape(id), &h); err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	p := hostPage{hostView: newHostView(h)}
+	evs, err := c.events(ctx, url.Values{"host_id": {id}})
+	if err != nil {
+		c.fail(w, r, ss, err)
+		return
+	}
+	p.Events = evs
+	c.render(w, r, code, "host", page{Title: "Host " + p.Name, Nav: "hosts", CSRF: ss.csrf, Error: msg, Data: p})
+}

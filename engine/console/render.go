@@ -1,0 +1,64 @@
+package console
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+)
+
+// page is what every template gets.
+type page struct {
+	Title string
+	Nav   string // the navigation entry to mark current
+	CSRF  string
+	Error string // shown in an alert
+	Data  any
+}
+
+// pageNames are the templates, each rendered inside layout.html.
+var pageNames = []string{"login", "overview", "infraenvs", "hosts", "host", "clusters", "cluster", "bmhs"}
+
+var funcs = template.FuncMap{
+	"lower": strings.ToLower,
+	"short": func(id string) string {
+		if len(id) > 8 {
+			return id[:8]
+		}
+		return id
+	},
+}
+
+// parsePages parses layout.html with each page.
+func parsePages() (map[string]*template.Template, error) {
+	out := map[string]*template.Template{}
+	for _, name := range pageNames {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("console: template %s: %w", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// render writes page name with status code.
+func (c *Console) render(w http.ResponseWriter, r *http.Request, code int, name string, p page) {
+	var buf bytes.Buffer
+	if err := c.pages[name].ExecuteTemplate(&buf, "layout.html", p); err != nil {
+		c.log.ErrorContext(r.Context(), "console: render", "page", name, "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail shows the page with the API's refusal (or another error).
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, ss session, err error) {
+	c.log.WarnContext(r.Context(), "console: request failed", "path", r.URL.Path, "err", err)
+	c.render(w, r, http.StatusBadGateway, "overview", page{Title: "Error", CSRF: ss.csrf, Error: err.Error(),
+		Data: overviewData{}})
+}
