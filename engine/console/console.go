@@ -151,7 +151,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // no-referrer would make form posts send "Origin: null"
 	h.Set("Cache-Control", "no-store")
 	if r.URL.Path == "/console" {
 		http.Redirect(w, r, Prefix, http.StatusSeeOther)

@@ -56,8 +56,13 @@ func newBed(t *testing.T) *bed {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	// Requests' contexts end before Close waits for them: the console's
+	// live streams last as long as the browser.
+	base, cancel := context.WithCancel(context.Background())
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.BaseContext = func(net.Listener) context.Context { return base }
+	srv.Start()
+	t.Cleanup(func() { cancel(); srv.Close() })
 	small, err := validation.DefaultThresholds().Override(validation.Thresholds{Profile: "test-vms",
 		Worker: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
 		Master: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10}})
@@ -161,7 +166,9 @@ func (b *bed) sno() (cluster, ie string) {
 	var c models.Cluster
 	b.admin("POST", "/clusters", map[string]any{"name": "edge1", "openshift_version": "4.17",
 		"pull_secret": testPullSecret, "base_dns_domain": "example.com", "high_availability_mode": "None",
-		"machine_networks": []map[string]string{{"cidr": "10.55.0.0/16"}}}, &c)
+		"machine_networks": []map[string]string{{"cidr": "10.55.0.0/16"}},
+		"cluster_networks": []map[string]any{{"cidr": "10.128.0.0/14", "host_prefix": 23}},
+		"service_networks": []map[string]string{{"cidr": "172.30.0.0/16"}}}, &c)
 	return c.ID, b.infraEnv("edge1", c.ID)
 }
 
