@@ -186,11 +186,11 @@ func TestConsoleBrowser(t *testing.T) {
 	if eval[bool](c, `window.pwned !== undefined || document.querySelector("#hosts-rows script, #hosts-rows img") !== null`) {
 		t.Fatal("a hostname injected markup or ran script")
 	}
+	c.shot("hosts")
 	c.do("filter", chromedp.SendKeys("#filter", "sno"))
 	if n := eval[int](c, `[...document.querySelectorAll("#hosts-rows tr")].filter(r => !r.hidden).length`); n != 1 {
 		t.Errorf("filter sno shows %d rows, want 1", n)
 	}
-	c.shot("hosts")
 
 	// Install is disabled and says why until the host is approved.
 	c.do("the cluster page", chromedp.Navigate(base+"clusters/"+clusterID), chromedp.WaitVisible("#install"))

@@ -6,6 +6,9 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // page is what every template gets.
@@ -22,6 +25,16 @@ var pageNames = []string{"login", "overview", "infraenvs", "hosts", "host", "clu
 
 var funcs = template.FuncMap{
 	"lower": strings.ToLower,
+	// when is an API time as the page shows it (UTC, to the second), and
+	// iso the same for a <time datetime>.
+	"when": func(t models.DateTime) string {
+		if t.IsZero() {
+			return "–"
+		}
+		return t.Time().UTC().Format("2006-01-02 15:04:05")
+	},
+	"gib": bytesText,
+	"iso": func(t models.DateTime) string { return t.Time().UTC().Format(time.RFC3339) },
 	"short": func(id string) string {
 		if len(id) > 8 {
 			return id[:8]
