@@ -3,6 +3,7 @@ package console
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -34,11 +35,25 @@ func (c *Console) updateHost(w http.ResponseWriter, r *http.Request, ss session)
 		c.showHost(w, r, ss, http.StatusBadRequest, err.Error())
 		return
 	}
-	back := Prefix + "hosts/" + url.PathEscape(ie) + "/" + url.PathEscape(id)
-	if r.PostFormValue("back") == "hosts" {
-		back = Prefix + "hosts"
+	http.Redirect(w, r, Prefix+"hosts/"+url.PathEscape(ie)+"/"+url.PathEscape(id), http.StatusSeeOther)
+}
+
+// approve approves the host ("infra-env id/host id") of an Approve
+// button of the hosts table, and goes back to the table.
+func (c *Console) approve(w http.ResponseWriter, r *http.Request, ss session) {
+	ie, id, ok := strings.Cut(r.PostFormValue("host"), "/")
+	if !ok {
+		http.Error(w, "no host to approve", http.StatusBadRequest)
+		return
 	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	yes := true
+	path := "/infra-envs/" + url.PathEscape(ie) + "/hosts/" + url.PathEscape(id)
+	if _, err := c.call(r.Context(), http.MethodPatch, path, models.HostUpdateParams{Approved: &yes}); err != nil {
+		c.render(w, r, http.StatusBadRequest, "hosts", page{Title: "Hosts", Nav: "hosts", CSRF: ss.csrf,
+			Error: err.Error(), Data: c.hostRows()})
+		return
+	}
+	http.Redirect(w, r, Prefix+"hosts", http.StatusSeeOther)
 }
 
 func (c *Console) bmhs(w http.ResponseWriter, r *http.Request, ss session) {

@@ -264,3 +264,43 @@ func hostPercent(b *bed, id string) int {
 	})
 	return pct
 }
+
+// A thousand hosts: the table shows them all, filters and sorts them, and
+// a change of one host reaches the open page. Timings are logged (make
+// e2e-console -v), not asserted.
+func TestConsoleBrowserThousandHosts(t *testing.T) {
+	c := newChrome(t)
+	b := newBed(t)
+	ie := b.infraEnv("rack", "")
+	start := time.Now()
+	b.registerMany(ie, 1000)
+	t.Logf("1000 hosts registered with inventories in %v", time.Since(start).Round(time.Millisecond))
+	base := b.srv.URL + "/console/"
+	c.do("sign in", chromedp.Navigate(base+"login"), chromedp.SendKeys("#token", testAdmin), chromedp.Submit("#token"),
+		chromedp.WaitVisible("#host-count"))
+	start = time.Now()
+	c.do("the hosts table", chromedp.Navigate(base+"hosts"), chromedp.WaitVisible("#hosts-table"))
+	t.Logf("hosts page with 1000 rows loaded in %v", time.Since(start).Round(time.Millisecond))
+	if n := eval[int](c, `document.querySelectorAll("#hosts-rows tr").length`); n != 1000 {
+		t.Fatalf("%d rows, want 1000", n)
+	}
+	c.until("the live stream", `document.body.dataset.live === "open"`)
+	ms := eval[float64](c, `(() => { const t0 = performance.now(); const f = document.getElementById("filter");
+		f.value = "rack-09"; f.dispatchEvent(new Event("input", {bubbles: true})); return performance.now() - t0; })()`)
+	if n := eval[int](c, `[...document.querySelectorAll("#hosts-rows tr")].filter(r => !r.hidden).length`); n != 100 {
+		t.Errorf("filter rack-09 shows %d rows, want 100", n)
+	}
+	t.Logf("filtering 1000 rows took %.1f ms in the page", ms)
+	ms = eval[float64](c, `(() => { const t0 = performance.now(); document.querySelector('button[data-sort="name"]').click();
+		return performance.now() - t0; })()`)
+	if first := eval[string](c, `[...document.querySelectorAll("#hosts-rows tr")].find(r => !r.hidden).dataset.name`); first != "rack-0999" {
+		t.Errorf("sorted by hostname descending, the first row shown is %q", first)
+	}
+	t.Logf("sorting 1000 rows took %.1f ms in the page", ms)
+	// One host changes: the open page follows, keeping filter and sort.
+	b.admin("PATCH", "/infra-envs/"+ie+"/hosts/"+hostID(1000+998), map[string]any{"host_name": "rack-0999-renamed"}, nil)
+	start = time.Now()
+	c.until("the renamed host", `document.querySelector('tr[data-name="rack-0999-renamed"]') !== null &&
+		[...document.querySelectorAll("#hosts-rows tr")].filter(r => !r.hidden).length === 100`)
+	t.Logf("a change reached the open 1000-row table in %v", time.Since(start).Round(time.Millisecond))
+}

@@ -131,6 +131,7 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("GET /console/hosts", c.signedIn(c.hosts))
 	mux.HandleFunc("GET /console/hosts/{ie}/{id}", c.signedIn(c.host))
 	mux.HandleFunc("POST /console/hosts/{ie}/{id}", c.signedIn(c.updateHost))
+	mux.HandleFunc("POST /console/approve", c.signedIn(c.approve))
 	mux.HandleFunc("GET /console/clusters", c.signedIn(c.clusters))
 	mux.HandleFunc("GET /console/clusters/{id}", c.signedIn(c.cluster))
 	mux.HandleFunc("POST /console/clusters/{id}/{action}", c.signedIn(c.clusterAction))

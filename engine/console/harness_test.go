@@ -322,3 +322,49 @@ func (b *bed) waitFor(what string, cond func(m *engine.Model) bool) {
 }
 
 func hostID(i int) string { return fmt.Sprintf("52540000-aabb-0001-0000-%012d", i) }
+
+// registerMany registers n hosts in infra-env ie, each answering only its
+// inventory step (hostnames rack-0001…), concurrently as agents would.
+func (b *bed) registerMany(ie string, n int) {
+	b.t.Helper()
+	agents := make([]*agent, n)
+	for i := range n {
+		agents[i] = b.newAgent(ie, hostID(1000+i), fmt.Sprintf("rack-%04d", i+1))
+	}
+	ctx := context.Background()
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 8)
+	for _, a := range agents {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			errs <- a.inventoryOnly(ctx)
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			b.t.Fatal(err)
+		}
+	}
+}
+
+// inventoryOnly asks for instructions once and answers the inventory step.
+func (a *agent) inventoryOnly(ctx context.Context) error {
+	st, err := a.client.NextSteps(ctx, a.id, time.Now())
+	if err != nil {
+		return fmt.Errorf("host %s: %w", a.id, err)
+	}
+	for _, s := range st.Instructions {
+		if s.StepType != models.StepTypeInventory {
+			continue
+		}
+		out, err := a.runner.Executors[s.StepType](ctx, s.Args)
+		if err != nil {
+			return fmt.Errorf("host %s: inventory: %w", a.id, err)
+		}
+		if err := a.client.PostReply(ctx, a.id, &models.StepReply{StepID: s.StepID, StepType: s.StepType, Output: out}); err != nil {
+			return fmt.Errorf("host %s: reply: %w", a.id, err)
+		}
+	}
+	return nil
+}

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"cmp"
 	"context"
 	"maps"
 	"net/http"
@@ -34,28 +33,24 @@ type count struct {
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, ss session) {
 	ctx := r.Context()
 	d := overviewData{Rack: c.rack(ctx), Leader: c.store.Leader()}
-	hosts, err := c.allHosts(ctx)
-	if err != nil {
-		c.fail(w, r, ss, err)
-		return
-	}
 	byStatus := map[string]int{}
-	for _, h := range hosts {
-		byStatus[h.Status]++
-	}
-	for _, s := range slices.Sorted(maps.Keys(byStatus)) {
-		d.Counts = append(d.Counts, count{s, byStatus[s]})
-	}
-	d.Hosts = len(hosts)
 	c.store.Read(func(m *engine.Model) {
+		for h := range m.Hosts() {
+			byStatus[h.Status]++
+			d.Hosts++
+		}
 		for range m.Leases() {
 			d.Leases++
 		}
 	})
+	for _, s := range slices.Sorted(maps.Keys(byStatus)) {
+		d.Counts = append(d.Counts, count{s, byStatus[s]})
+	}
 	if err := c.get(ctx, "/clusters", &d.Clusters); err != nil {
 		c.fail(w, r, ss, err)
 		return
 	}
+	var err error
 	if d.Events, err = c.events(ctx, url.Values{}); err != nil {
 		c.fail(w, r, ss, err)
 		return
@@ -127,17 +122,7 @@ func (c *Console) infraEnvs(w http.ResponseWriter, r *http.Request, ss session) 
 }
 
 func (c *Console) hosts(w http.ResponseWriter, r *http.Request, ss session) {
-	hs, err := c.allHosts(r.Context())
-	if err != nil {
-		c.fail(w, r, ss, err)
-		return
-	}
-	rows := make([]hostRow, 0, len(hs))
-	for _, h := range hs {
-		rows = append(rows, newHostView(h).hostRow)
-	}
-	slices.SortFunc(rows, func(a, b hostRow) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
-	c.render(w, r, http.StatusOK, "hosts", page{Title: "Hosts", Nav: "hosts", CSRF: ss.csrf, Data: rows})
+	c.render(w, r, http.StatusOK, "hosts", page{Title: "Hosts", Nav: "hosts", CSRF: ss.csrf, Data: c.hostRows()})
 }
 
 // hostPage is the host page.
