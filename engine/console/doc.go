@@ -10,7 +10,7 @@
 // evented exactly as it would be through rackbootctl), and a refused change
 // shows the API's own error text. The store is used only to follow its
 // change feed: /console/live is a Server-Sent Events stream that tells the
-// page something changed (coalesced, at most a few times a second), and
+// page something changed (coalesced, at most once a second), and
 // static/app.js then fetches the page again and swaps its live regions.
 //
 // Pages are html/template (contextual auto-escaping: host names, event

@@ -9,7 +9,7 @@ import (
 // liveEvery is the shortest time between two change notices of one
 // stream: a burst of changes (a thousand agents registering) becomes one
 // refresh of the page, not one per change.
-const liveEvery = 500 * time.Millisecond
+const liveEvery = time.Second
 
 // live is a Server-Sent Events stream: a "change" event (data: the
 // store's log index) whenever the model changed, at most every
