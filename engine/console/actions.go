@@ -32,7 +32,7 @@ func (c *Console) updateHost(w http.ResponseWriter, r *http.Request, ss session)
 	}
 	path := "/infra-envs/" + url.PathEscape(ie) + "/hosts/" + url.PathEscape(id)
 	if _, err := c.call(r.Context(), http.MethodPatch, path, p); err != nil {
-		c.showHost(w, r, ss, http.StatusBadRequest, err.Error())
+		c.showHost(w, r, ss, statusOf(err), err.Error())
 		return
 	}
 	http.Redirect(w, r, Prefix+"hosts/"+url.PathEscape(ie)+"/"+url.PathEscape(id), http.StatusSeeOther)
@@ -49,7 +49,7 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, ss session) {
 	yes := true
 	path := "/infra-envs/" + url.PathEscape(ie) + "/hosts/" + url.PathEscape(id)
 	if _, err := c.call(r.Context(), http.MethodPatch, path, models.HostUpdateParams{Approved: &yes}); err != nil {
-		c.render(w, r, http.StatusBadRequest, "hosts", page{Title: "Hosts", Nav: "hosts", CSRF: ss.csrf,
+		c.render(w, r, statusOf(err), "hosts", page{Title: "Hosts", Nav: "hosts", CSRF: ss.csrf,
 			Error: err.Error(), Data: c.hostRows()})
 		return
 	}
@@ -75,7 +75,7 @@ func (c *Console) power(w http.ResponseWriter, r *http.Request, ss session) {
 	on := r.PostFormValue("online") == "true"
 	patch := models.BareMetalHostPatch{Spec: &models.BareMetalHostSpecP{Online: &on}}
 	if _, err := c.call(r.Context(), http.MethodPatch, "/baremetal-hosts/"+url.PathEscape(name), patch); err != nil {
-		c.showBMHs(w, r, ss, http.StatusConflict, err.Error())
+		c.showBMHs(w, r, ss, statusOf(err), err.Error())
 		return
 	}
 	http.Redirect(w, r, Prefix+"baremetal-hosts", http.StatusSeeOther)

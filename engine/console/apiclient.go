@@ -63,9 +63,28 @@ func (c *Console) call(ctx context.Context, method, path string, in any) ([]byte
 		rec.code = http.StatusOK
 	}
 	if rec.code < 200 || rec.code > 299 {
-		return nil, fmt.Errorf("%w: %s", ErrAPI, reason(rec.body.Bytes(), rec.code))
+		return nil, &apiError{code: rec.code, reason: reason(rec.body.Bytes(), rec.code)}
 	}
 	return rec.body.Bytes(), nil
+}
+
+// apiError is a refusal of the API: its status and reason.
+type apiError struct {
+	code   int
+	reason string
+}
+
+func (e *apiError) Error() string { return e.reason }
+func (e *apiError) Unwrap() error { return ErrAPI }
+
+// statusOf is the status a page shows err with: the API's own for a
+// refusal (404 for an unknown host, 409 for a conflict…), else 502.
+func statusOf(err error) int {
+	var ae *apiError
+	if errors.As(err, &ae) && ae.code >= 400 {
+		return ae.code
+	}
+	return http.StatusBadGateway
 }
 
 // reason is the reason of an upstream error document, or the status.

@@ -119,7 +119,7 @@ func (c *Console) clusterAction(w http.ResponseWriter, r *http.Request, ss sessi
 		return
 	}
 	if _, err := c.call(r.Context(), http.MethodPost, "/clusters/"+url.PathEscape(id)+"/actions/"+action, nil); err != nil {
-		c.showCluster(w, r, ss, http.StatusConflict, err.Error())
+		c.showCluster(w, r, ss, statusOf(err), err.Error())
 		return
 	}
 	c.log.InfoContext(r.Context(), "console: cluster action", "cluster", id, "action", action)
@@ -131,7 +131,7 @@ func (c *Console) kubeconfig(w http.ResponseWriter, r *http.Request, ss session)
 	id := r.PathValue("id")
 	b, err := c.call(r.Context(), http.MethodGet, "/clusters/"+url.PathEscape(id)+"/downloads/credentials?file_name=kubeconfig", nil)
 	if err != nil {
-		c.showCluster(w, r, ss, http.StatusConflict, err.Error())
+		c.showCluster(w, r, ss, statusOf(err), err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")

@@ -69,7 +69,11 @@ func newBed(t *testing.T) *bed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := api.New(api.Options{Store: store, AdminToken: testAdmin, Keys: keys, ServiceURL: srv.URL,
+	sealer, err := engine.NewSealer(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := api.New(api.Options{Store: store, AdminToken: testAdmin, Keys: keys, ServiceURL: srv.URL, Sealer: sealer,
 		Thresholds: func(*engine.Model, string) validation.Thresholds { return small }})
 	if err != nil {
 		t.Fatal(err)

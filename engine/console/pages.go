@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/models"
@@ -88,8 +89,9 @@ func (c *Console) allHosts(ctx context.Context) ([]models.APIHost, error) {
 // infraEnvView is an infra-env with its boot URLs and hosts.
 type infraEnvView struct {
 	IE            models.InfraEnv
-	ImageURL      string
+	ISOURL        string // the discovery ISO (when the image set has one)
 	IPXEScriptURL string
+	IPXEScript    string
 	Hosts         []hostRow
 }
 
@@ -103,11 +105,7 @@ func (c *Console) infraEnvs(w http.ResponseWriter, r *http.Request, ss session) 
 	views := make([]infraEnvView, 0, len(ies))
 	for _, ie := range ies {
 		v := infraEnvView{IE: ie}
-		var u models.PresignedURL
-		if err := c.get(ctx, "/infra-envs/"+ie.ID+"/downloads/image-url", &u); err == nil {
-			v.ImageURL = u.URL
-		}
-		v.IPXEScriptURL = ie.DownloadURL
+		c.bootURLs(ctx, &v)
 		var hs []models.APIHost
 		if err := c.get(ctx, "/infra-envs/"+ie.ID+"/hosts", &hs); err != nil {
 			c.fail(w, r, ss, err)
@@ -119,6 +117,22 @@ func (c *Console) infraEnvs(w http.ResponseWriter, r *http.Request, ss session) 
 		views = append(views, v)
 	}
 	c.render(w, r, http.StatusOK, "infraenvs", page{Title: "Infra-envs", Nav: "infra-envs", CSRF: ss.csrf, Data: views})
+}
+
+// bootURLs fills in v's image URL (an ISO, or else the API hands out the
+// iPXE script's) and the iPXE script itself.
+func (c *Console) bootURLs(ctx context.Context, v *infraEnvView) {
+	var u models.PresignedURL
+	if err := c.get(ctx, "/infra-envs/"+v.IE.ID+"/downloads/image-url", &u); err == nil {
+		if strings.Contains(u.URL, "file_name=ipxe-script") {
+			v.IPXEScriptURL = u.URL
+		} else {
+			v.ISOURL = u.URL
+		}
+	}
+	if b, err := c.call(ctx, http.MethodGet, "/infra-envs/"+v.IE.ID+"/downloads/files?file_name=ipxe-script", nil); err == nil {
+		v.IPXEScript = string(b)
+	}
 }
 
 func (c *Console) hosts(w http.ResponseWriter, r *http.Request, ss session) {

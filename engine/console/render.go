@@ -72,6 +72,6 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, code int, name 
 // fail shows the page with the API's refusal (or another error).
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, ss session, err error) {
 	c.log.WarnContext(r.Context(), "console: request failed", "path", r.URL.Path, "err", err)
-	c.render(w, r, http.StatusBadGateway, "overview", page{Title: "Error", CSRF: ss.csrf, Error: err.Error(),
+	c.render(w, r, statusOf(err), "overview", page{Title: "Error", CSRF: ss.csrf, Error: err.Error(),
 		Data: overviewData{}})
 }
