@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -135,5 +136,52 @@ func TestInstallRefusedShowsReason(t *testing.T) {
 	}
 	if res, _ := br.do("POST", "/console/clusters/"+cluster+"/destroy", url.Values{"csrf": {csrf}}); res.StatusCode != http.StatusNotFound {
 		t.Errorf("an unknown cluster action: %d", res.StatusCode)
+	}
+}
+
+// Install, Cancel and Reset from the cluster page: each button is offered
+// when the API would take it, and moves the cluster.
+func TestInstallCancelReset(t *testing.T) {
+	b := newBed(t)
+	cluster, ie := b.sno()
+	a := b.newAgent(ie, hostID(1), "sno-1")
+	for range 2 {
+		a.poll()
+	}
+	b.admin("PATCH", "/infra-envs/"+ie+"/hosts/"+hostID(1), map[string]any{"approved": true}, nil)
+	br := b.browser()
+	br.signIn(testAdmin)
+	path := "/console/clusters/" + cluster
+	res, page := br.do("GET", path, nil)
+	if res.StatusCode != 200 || !strings.Contains(page, `id="install" class="primary">Install</button>`) || strings.Contains(page, `id="cancel"`) {
+		t.Fatalf("a ready cluster's page:\n%s", page)
+	}
+	csrf := br.csrf(path)
+	for _, step := range []struct{ action, status string }{
+		{"install", ""}, {"cancel", engine.ClusterStatusCancelled}, {"reset", engine.ClusterStatusInsufficient},
+	} {
+		if step.action == "cancel" {
+			b.waitFor("the install under way", func(m *engine.Model) bool {
+				c, _ := m.Cluster(cluster)
+				return c.Status == engine.ClusterStatusInstalling
+			})
+			if _, page := br.do("GET", path, nil); !strings.Contains(page, `id="cancel"`) || !strings.Contains(page, `id="reset"`) ||
+				!strings.Contains(page, `disabled aria-describedby="why-not"`) {
+				t.Errorf("an installing cluster's page:\n%s", page)
+			}
+		}
+		if res, body := br.do("POST", path+"/"+step.action, url.Values{"csrf": {csrf}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: %d\n%s", step.action, res.StatusCode, body)
+		}
+		if step.status == "" {
+			continue
+		}
+		var c models.Cluster
+		b.admin("GET", "/clusters/"+cluster, nil, &c)
+		// A reset cluster is re-evaluated at once: insufficient, or already
+		// whatever its hosts make it — anything but cancelled.
+		if c.Status != step.status && (step.action != "reset" || c.Status == engine.ClusterStatusCancelled) {
+			t.Errorf("after %s the cluster is %s, want %s", step.action, c.Status, step.status)
+		}
 	}
 }

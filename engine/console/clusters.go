@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/rackboot/rackboot/engine"
 
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -42,10 +45,6 @@ func (c *Console) cluster(w http.ResponseWriter, r *http.Request, ss session) {
 	c.showCluster(w, r, ss, http.StatusOK, "")
 }
 
-// installingStatuses are the cluster statuses of a running installation.
-var installingStatuses = map[string]bool{"preparing-for-installation": true, "installing": true,
-	"installing-pending-user-action": true, "finalizing": true}
-
 // showCluster renders the cluster page, with msg as an error when set.
 func (c *Console) showCluster(w http.ResponseWriter, r *http.Request, ss session, code int, msg string) {
 	ctx := r.Context()
@@ -66,9 +65,10 @@ func (c *Console) showCluster(w http.ResponseWriter, r *http.Request, ss session
 			p.HostBlocks = append(p.HostBlocks, hostBlock{v.Name, b.Message})
 		}
 	}
-	p.Installing = installingStatuses[p.C.Status]
-	p.Installed = p.C.Status == "installed"
-	p.CanReset = p.Installing || p.C.Status == "error" || p.C.Status == "cancelled"
+	p.Installing = slices.Contains(engine.ClusterInstalling(), p.C.Status)
+	p.Installed = p.C.Status == engine.ClusterStatusInstalled
+	// Cancel and reset are offered where the API accepts them (it decides).
+	p.CanReset = p.Installing || p.C.Status == engine.ClusterStatusError || p.C.Status == engine.ClusterStatusCancelled
 	p.CanInstall, p.WhyNot = whyNot(p)
 	if p.Installed {
 		var cr models.Credentials
