@@ -97,8 +97,14 @@ func navigated(err error) bool {
 // that answers it.
 func (c *chrome) clickLoad(what, sel string) {
 	c.t.Helper()
+	c.load(what, chromedp.Click(sel))
+}
+
+// load runs actions that submit a form and waits for the answering page.
+func (c *chrome) load(what string, actions ...chromedp.Action[chromedp.Void]) {
+	c.t.Helper()
 	eval[bool](c, `window.oldPage = true`)
-	c.do(what, chromedp.Click(sel))
+	c.do(what, actions...)
 	c.until(what+": the next page", `window.oldPage === undefined && document.readyState === "complete"`)
 }
 
@@ -201,7 +207,8 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	c.shot("cluster-not-approved")
 	c.do("the hosts table", chromedp.Navigate(base+"hosts"), chromedp.WaitVisible(`button[aria-label="Approve sno-1"]`))
-	c.clickLoad("approve sno-1", `button[aria-label="Approve sno-1"]`)
+	// With the keyboard: focus the button, press Enter.
+	c.load("approve sno-1", chromedp.Focus(`button[aria-label="Approve sno-1"]`), chromedp.KeyEvent("\r"))
 	c.until("sno-1 approved", `location.pathname === "/console/hosts" &&
 		document.querySelector('tr[data-name="sno-1"] td:last-child')?.textContent.trim() === "yes"`)
 	if !approved(b.store, hostID(1)) {
@@ -245,6 +252,14 @@ func TestConsoleBrowser(t *testing.T) {
 	if got := eval[string](c, `window.kc`); got != testKubeconfig {
 		t.Errorf("kubeconfig download %q", got)
 	}
+
+	c.do("the overview", chromedp.Navigate(base), chromedp.WaitVisible("#host-count"))
+	if got := eval[string](c, `document.getElementById("host-count").textContent`); got != "2" {
+		t.Errorf("the overview counts %s hosts, want 2", got)
+	}
+	c.shot("overview")
+	c.do("the infra-envs", chromedp.Navigate(base+"infra-envs"), chromedp.WaitVisible("#script-0"))
+	c.shot("infraenvs")
 
 	// On a phone.
 	c.do("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"hosts"), chromedp.WaitVisible("#hosts-table"))
