@@ -15,16 +15,20 @@ import (
 // recentEvents is how many events the overview shows.
 const recentEvents = 15
 
-// overviewData is the overview page.
+// overviewData is the overview page. Its counts and lists come from the
+// model directly (counting needs no API document of every host).
 type overviewData struct {
 	Rack     Rack
 	Leader   bool
 	Counts   []count
 	Hosts    int
 	Leases   int
-	Clusters []models.Cluster
+	Clusters []clusterItem
 	Events   []models.Event
 }
+
+// clusterItem is a cluster in the overview's list.
+type clusterItem struct{ ID, Name, Status string }
 
 type count struct {
 	Status string
@@ -43,13 +47,12 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, ss session) {
 		for range m.Leases() {
 			d.Leases++
 		}
+		for c := range m.Clusters() {
+			d.Clusters = append(d.Clusters, clusterItem{c.ID, c.Name, c.Status})
+		}
 	})
 	for _, s := range slices.Sorted(maps.Keys(byStatus)) {
 		d.Counts = append(d.Counts, count{s, byStatus[s]})
-	}
-	if err := c.get(ctx, "/clusters", &d.Clusters); err != nil {
-		c.fail(w, r, ss, err)
-		return
 	}
 	var err error
 	if d.Events, err = c.events(ctx, url.Values{}); err != nil {
