@@ -13,7 +13,8 @@ import (
 func (c *Console) updateHost(w http.ResponseWriter, r *http.Request, ss session) {
 	ie, id := r.PathValue("ie"), r.PathValue("id")
 	var p models.HostUpdateParams
-	switch op := r.PostFormValue("op"); op {
+	op := r.PostFormValue("op")
+	switch op {
 	case "approve", "unapprove":
 		ok := op == "approve"
 		p.Approved = &ok
@@ -35,6 +36,7 @@ func (c *Console) updateHost(w http.ResponseWriter, r *http.Request, ss session)
 		c.showHost(w, r, ss, statusOf(err), err.Error())
 		return
 	}
+	c.log.InfoContext(r.Context(), "console: host updated", "host", id, "infra_env", ie, "action", op)
 	http.Redirect(w, r, Prefix+"hosts/"+url.PathEscape(ie)+"/"+url.PathEscape(id), http.StatusSeeOther)
 }
 
@@ -53,6 +55,7 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, ss session) {
 			Error: err.Error(), Data: c.hostRows()})
 		return
 	}
+	c.log.InfoContext(r.Context(), "console: host approved", "host", id, "infra_env", ie)
 	http.Redirect(w, r, Prefix+"hosts", http.StatusSeeOther)
 }
 
@@ -78,5 +81,6 @@ func (c *Console) power(w http.ResponseWriter, r *http.Request, ss session) {
 		c.showBMHs(w, r, ss, statusOf(err), err.Error())
 		return
 	}
+	c.log.InfoContext(r.Context(), "console: BareMetalHost power", "bmh", name, "online", on)
 	http.Redirect(w, r, Prefix+"baremetal-hosts", http.StatusSeeOther)
 }

@@ -106,10 +106,21 @@ func (l *limiter) blocked(addr string) bool {
 	return f.n >= maxFailures
 }
 
+// maxTracked bounds the addresses the limiter remembers; past it,
+// addresses whose window has passed are forgotten.
+const maxTracked = 4096
+
 // fail counts a wrong token from addr.
 func (l *limiter) fail(addr string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.m) >= maxTracked {
+		for a, f := range l.m {
+			if l.now().Sub(f.since) > failWindow {
+				delete(l.m, a)
+			}
+		}
+	}
 	f := l.m[addr]
 	if f.n == 0 {
 		f.since = l.now()
