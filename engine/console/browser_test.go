@@ -262,9 +262,13 @@ func TestConsoleBrowser(t *testing.T) {
 	c.shot("infraenvs")
 
 	// On a phone.
-	c.do("phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"hosts"), chromedp.WaitVisible("#hosts-table"))
-	if eval[bool](c, `document.documentElement.scrollWidth > window.innerWidth + 1`) {
-		t.Error("the hosts table scrolls sideways on a phone")
+	c.do("phone", chromedp.EmulateViewport(390, 844))
+	for _, p := range []string{"", "infra-envs", "clusters", "clusters/" + clusterID, "hosts/" + ie + "/" + hostID(1),
+		"baremetal-hosts", "hosts"} {
+		c.do("phone: "+p, chromedp.Navigate(base+p), chromedp.WaitVisible("h1"))
+		if w := eval[int](c, `document.documentElement.scrollWidth`); w > 391 {
+			t.Errorf("/console/%s is %d px wide on a 390 px phone", p, w)
+		}
 	}
 	c.shot("hosts-phone")
 }
