@@ -57,7 +57,8 @@ type Options struct {
 	// LoopbackOnly refuses sign-in from peers other than loopback (the
 	// admin token's rule when [api] admin_remote is off).
 	LoopbackOnly bool
-	// Rack reports the rack's state (nil: a single appliance, no details).
+	// Rack reports the rack's state (nil: a single appliance, no details);
+	// its answer is reused for a few seconds.
 	Rack func(ctx context.Context) Rack
 	// SessionTTL is how long a session lasts (8 h when zero).
 	SessionTTL time.Duration
@@ -73,7 +74,7 @@ type Console struct {
 	admin    string
 	loopback bool
 	store    engine.Store
-	rack     func(ctx context.Context) Rack
+	rack     *rackCache
 	now      func() time.Time
 	log      *slog.Logger
 	pages    map[string]*template.Template
@@ -92,16 +93,18 @@ func New(o Options) (*Console, error) {
 	case o.Store == nil:
 		return nil, fmt.Errorf("%w: no store", ErrOptions)
 	}
-	c := &Console{api: o.API, admin: o.AdminToken, loopback: o.LoopbackOnly, store: o.Store, rack: o.Rack, now: o.Now, log: o.Log}
+	c := &Console{api: o.API, admin: o.AdminToken, loopback: o.LoopbackOnly, store: o.Store, now: o.Now, log: o.Log}
 	if c.now == nil {
 		c.now = time.Now
 	}
+	rack := o.Rack
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	if c.rack == nil {
-		c.rack = func(context.Context) Rack { return Rack{Health: "single appliance"} }
+	if rack == nil {
+		rack = func(context.Context) Rack { return Rack{Health: "single appliance"} }
 	}
+	c.rack = &rackCache{fn: rack, now: c.now}
 	ttl := o.SessionTTL
 	if ttl <= 0 {
 		ttl = 8 * time.Hour

@@ -37,7 +37,7 @@ type count struct {
 
 func (c *Console) overview(w http.ResponseWriter, r *http.Request, ss session) {
 	ctx := r.Context()
-	d := overviewData{Rack: c.rack(ctx), Leader: c.store.Leader()}
+	d := overviewData{Rack: c.rack.get(ctx), Leader: c.store.Leader()}
 	byStatus := map[string]int{}
 	c.store.Read(func(m *engine.Model) {
 		for h := range m.Hosts() {
