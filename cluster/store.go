@@ -124,6 +124,9 @@ func (s *Store) openRaft(dir string) error {
 		return err
 	}
 	s.fsm.onConfig = s.configChanged
+	if err := s.recoverFromPeersFile(dir, rc, snaps); err != nil {
+		return err
+	}
 	existing, err := raft.HasExistingState(logs, logs, snaps)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrOpen, err)
