@@ -52,15 +52,19 @@ func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "GET only")
 		return
 	}
+	log := h.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), barrierTimeout)
 	defer cancel()
 	b, meta, err := Take(ctx, h.Store, h.Node, time.Now())
 	if err != nil {
-		h.Log.Warn("backup failed", "err", err)
+		log.Warn("backup failed", "err", err)
 		writeError(w, http.StatusServiceUnavailable, "no consistent state to back up: "+err.Error())
 		return
 	}
-	h.Log.Info("backup served", "index", meta.Index, "bytes", len(b))
+	log.Info("backup served", "index", meta.Index, "bytes", len(b))
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	_, _ = w.Write(b)
