@@ -19,6 +19,13 @@ const usage = `usage:
   rackbootd truncate-log [--config FILE] --from INDEX
                                 remove raft log entries from INDEX on (rackbootd stopped;
                                 docs/operations.md)
+  rackbootd restore [--config FILE] BACKUP
+                                write a backup (rackbootctl backup) as the state of
+                                the empty data_dir, daemon stopped
+  rackbootd recover [--config FILE]
+                                make this rack member the only voter of its rack,
+                                keeping its state (its peers are lost for good),
+                                daemon stopped
   rackbootd version             print the version
 `
 
@@ -41,6 +48,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return checkConfig(args[1:], stdout, stderr)
 		case "truncate-log":
 			return truncateLog(args[1:], stdout, stderr)
+		case "restore":
+			return restore(args[1:], stdout, stderr) // backup.go
+		case "recover":
+			return recoverRack(args[1:], stdout, stderr) // backup.go
 		}
 	}
 	flags := flag.NewFlagSet("rackbootd", flag.ContinueOnError)
