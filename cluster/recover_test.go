@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -110,5 +111,27 @@ func TestRecoverEmpty(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("Recover wrote into an empty data_dir: %v", entries)
+	}
+}
+
+// A peers.json that does not parse stops the start with its path in the
+// error, and stays for the operator to fix.
+func TestBadPeersFile(t *testing.T) {
+	dir := t.TempDir()
+	open(t, testConfig(dir)).Close()
+	path := filepath.Join(dir, "raft", PeersFile)
+	if err := os.WriteFile(path, []byte(`[{"id":"n1",`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := openCtx(testConfig(dir), 30*time.Second)
+	if err == nil {
+		st.Close()
+		t.Fatal("started with a peers.json that does not parse")
+	}
+	if !errors.Is(err, ErrOpen) || !strings.Contains(err.Error(), path) {
+		t.Errorf("error: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("peers.json: %v", err)
 	}
 }
