@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"go.etcd.io/bbolt"
 
 	"github.com/rackboot/rackboot/engine"
 )
@@ -43,7 +45,7 @@ func Recover(cfg Config) error {
 		return err
 	}
 	conf := raft.Configuration{Servers: []raft.Server{{ID: id, Address: self, Suffrage: raft.Voter}}}
-	logs, err := raftboltdb.NewBoltStore(filepath.Join(dir, "raft.db"))
+	logs, err := openLogStore(dir)
 	if err != nil {
 		return fmt.Errorf("%w: log store (is rackbootd still running?): %w", ErrRestore, err)
 	}
@@ -54,6 +56,15 @@ func Recover(cfg Config) error {
 		return fmt.Errorf("%w: snapshot store: %w", ErrRestore, err)
 	}
 	return recoverWith(rc, logs, snaps, conf)
+}
+
+// openLogStore opens dir's raft.db for an offline command, as Open does,
+// giving up after a second when a running node holds it.
+func openLogStore(dir string) (*raftboltdb.BoltStore, error) {
+	return raftboltdb.New(raftboltdb.Options{
+		Path:        filepath.Join(dir, "raft.db"),
+		BoltOptions: &bbolt.Options{Timeout: time.Second, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType},
+	})
 }
 
 // recoverWith replaces the configuration of the state in logs and snaps

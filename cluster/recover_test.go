@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rackboot/rackboot/engine"
 )
 
 // A rack of three loses two members for good. Its survivor, recovered as
@@ -133,5 +135,24 @@ func TestBadPeersFile(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("peers.json: %v", err)
+	}
+}
+
+// Recover gives up, changing nothing, while a running node holds the
+// data directory.
+func TestRecoverWhileRunning(t *testing.T) {
+	dir := t.TempDir()
+	st := open(t, testConfig(dir))
+	defer st.Close()
+	must(t, st, &engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ieID, Name: "ie"}})
+	before := dump(st)
+	if err := Recover(testConfig(dir)); !errors.Is(err, ErrRestore) || !strings.Contains(err.Error(), "still running") {
+		t.Fatalf("Recover of a running node's data_dir: %v", err)
+	}
+	if err := st.Barrier(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(st); string(got) != string(before) {
+		t.Error("the running node's state changed")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 
 	"github.com/rackboot/rackboot/engine"
 )
@@ -54,7 +53,7 @@ func Restore(cfg Config, m *engine.Model) error {
 // writeRestored writes the snapshot of m, with conf, at m's index in term
 // 1, and term 1 as the node's current term.
 func writeRestored(dir string, cfg Config, conf raft.Configuration, m *engine.Model) error {
-	logs, err := raftboltdb.NewBoltStore(filepath.Join(dir, "raft.db"))
+	logs, err := openLogStore(dir)
 	if err != nil {
 		return err
 	}

@@ -184,6 +184,14 @@ func TestBackupRestore(t *testing.T) {
 	ie := src.createInfraEnv("kept")
 	const password = "Backup-BMC-pw-51c7"
 	createBMH(t, src, "node-1", password)
+	resp, err := http.Get("http://" + src.httpAddr + backup.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a backup without the admin token: %s", resp.Status)
+	}
 	file := takeBackup(t, src, t.TempDir(), "rack.backup")
 	if b, _ := os.ReadFile(file); bytes.Contains(b, []byte(password)) || !bytes.Contains(b, []byte("node-1-bmc")) {
 		t.Error("the backup holds the BMC password in clear, or no credentials Secret")
