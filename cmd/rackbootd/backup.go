@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
@@ -60,35 +61,33 @@ func restore(args []string, stdout, stderr io.Writer) int {
 	if d == nil {
 		return code
 	}
-	if err := d.restore(rest[0]); err != nil {
+	meta, err := d.restore(rest[0])
+	if err != nil {
 		fmt.Fprintln(stderr, "rackbootd restore:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "restored %s into %s: start rackbootd\n", rest[0], d.cfg.Server.DataDir)
+	fmt.Fprintf(stdout, "restored the backup of node %s at index %d taken %s into %s: start rackbootd\n",
+		meta.Node, meta.Index, meta.Created.Format(time.RFC3339), d.cfg.Server.DataDir)
 	return 0
 }
 
-func (d *daemon) restore(file string) error {
+func (d *daemon) restore(file string) (backup.Meta, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return err
+		return backup.Meta{}, err
 	}
 	defer f.Close()
 	meta, m, err := backup.Read(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w; nothing was restored", file, err)
+		return backup.Meta{}, fmt.Errorf("%s: %w; nothing was restored", file, err)
 	}
 	if err := emptyDataDir(d.cfg.Server.DataDir); err != nil {
-		return err
+		return backup.Meta{}, err
 	}
 	if err := d.checkSealed(m); err != nil {
-		return err
+		return backup.Meta{}, err
 	}
-	if err := cluster.Restore(d.storeConfig(), m); err != nil {
-		return err
-	}
-	d.log.Warn("restored a backup", "node", meta.Node, "created", meta.Created, "index", meta.Index, "data_dir", d.cfg.Server.DataDir)
-	return nil
+	return meta, cluster.Restore(d.storeConfig(), m)
 }
 
 // keptFiles may be in a data_dir a backup is restored into: the keys an
