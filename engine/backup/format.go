@@ -60,8 +60,8 @@ func Encode(meta Meta, m *engine.Model) ([]byte, error) {
 		return nil, fmt.Errorf("backup: header: %w", err)
 	}
 	out := make([]byte, 0, len(head)+1+body.Len())
-	out = append(append(head, '\n'), body.Bytes()...)
-	return out, nil
+	out = append(append(out, head...), '\n')
+	return append(out, body.Bytes()...), nil
 }
 
 // Read reads a whole backup file from r, checks its format, version, size
