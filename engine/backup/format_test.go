@@ -17,7 +17,7 @@ import (
 )
 
 // stateful returns a store holding an infra-env and a sealed secret.
-func stateful(t *testing.T) *enginetest.Store {
+func stateful(t testing.TB) *enginetest.Store {
 	t.Helper()
 	st := enginetest.NewStore()
 	sealer, err := engine.NewSealer(bytes.Repeat([]byte{7}, 32))
@@ -39,7 +39,7 @@ func stateful(t *testing.T) *enginetest.Store {
 	return st
 }
 
-func take(t *testing.T, st engine.Store) []byte {
+func take(t testing.TB, st engine.Store) []byte {
 	t.Helper()
 	b, _, err := backup.Take(context.Background(), st, "n1", time.Now())
 	if err != nil {
