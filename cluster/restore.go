@@ -79,11 +79,11 @@ func writeRestored(dir string, cfg Config, conf raft.Configuration, m *engine.Mo
 }
 
 // selfAddress is the raft address this node has in its configuration:
-// the address peers dial on a rack member, Bind on a lone node (which no
-// one dials).
+// the address peers dial on a rack member, the in-memory transport's on
+// a lone node.
 func (c Config) selfAddress() (raft.ServerAddress, error) {
 	if c.Identity == nil {
-		return raft.ServerAddress(c.Bind), nil
+		return localAddr, nil
 	}
 	bind, err := net.ResolveTCPAddr("tcp", c.Bind)
 	if err != nil {

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
-	"go.etcd.io/bbolt"
 )
 
 // ErrTruncate is wrapped by the errors of TruncateLog.
@@ -32,10 +29,7 @@ type Truncated struct {
 // rackboot that wrote it).
 func TruncateLog(dataDir string, from uint64) (Truncated, error) {
 	dir := filepath.Join(dataDir, "raft")
-	logs, err := raftboltdb.New(raftboltdb.Options{
-		Path:        filepath.Join(dir, "raft.db"),
-		BoltOptions: &bbolt.Options{Timeout: time.Second, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType},
-	})
+	logs, err := openLogStore(dir) // recover.go
 	if err != nil {
 		return Truncated{}, fmt.Errorf("%w: open %s (stop rackbootd first): %w", ErrTruncate, dir, err)
 	}
