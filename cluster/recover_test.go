@@ -156,3 +156,38 @@ func TestRecoverWhileRunning(t *testing.T) {
 		t.Error("the running node's state changed")
 	}
 }
+
+// Recover of a survivor whose log holds an entry it cannot decode stops
+// at that entry, naming it, and writes no snapshot; truncated, the log
+// recovers.
+func TestRecoverStopsAtUndecodableEntry(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, testConfig(dir))
+	must(t, s, &engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ieID, Name: "ie"}})
+	want := dump(s)
+	s.Close()
+	bad := appendEntry(t, dir, []byte{255, 1, '{', '}'})
+	snaps := func() int {
+		entries, _ := os.ReadDir(filepath.Join(dir, "raft", "snapshots"))
+		return len(entries)
+	}
+	before := snaps()
+	err := Recover(testConfig(dir))
+	if !errors.Is(err, ErrRestore) || !strings.Contains(err.Error(), "stopped applying the raft log at entry "+itoa(bad)) {
+		t.Fatalf("Recover over an undecodable entry: %v", err)
+	}
+	if snaps() != before {
+		t.Error("a failed Recover wrote a snapshot")
+	}
+	if _, err := TruncateLog(dir, bad); err != nil {
+		t.Fatal(err)
+	}
+	if err := Recover(testConfig(dir)); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, testConfig(dir))
+	defer s.Close()
+	if got := dump(s); string(got) != string(want) {
+		t.Errorf("state after truncate and recover:\n%s\nwant\n%s", got, want)
+	}
+}
