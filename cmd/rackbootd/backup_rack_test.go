@@ -41,8 +41,9 @@ func clusterMembers(t *testing.T, d *testDaemon) []string {
 // waits until it has caught up.
 func (r *testRack) addMember(via *testDaemon, id string) *testDaemon {
 	r.t.Helper()
-	d := newTestDaemon(r.t, freePort(r.t, "tcp"), freePort(r.t, "udp"))
-	addr := freePort(r.t, "tcp")
+	ports := freeTCPPorts(r.t, 2)
+	d := newTestDaemon(r.t, ports[0], freePort(r.t, "udp"))
+	addr := ports[1]
 	d.writeConfig(r.memberConfig(d, id, addr, ""))
 	d.start(nil)
 	out, code := ctl(r.t, "--url", "http://"+via.httpAddr, "--token", via.adminToken(), "cluster", "join", "--node-id", id, "--addr", addr)
@@ -81,8 +82,9 @@ func TestRackBackupRestore(t *testing.T) {
 		t.Errorf("the backup through a follower (%s) lacks the leader's last acknowledged write", meta.Node)
 	}
 
-	m1 := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
-	m1.writeConfig(r.memberConfig(m1, "m1", freePort(t, "tcp"), ""))
+	ports := freeTCPPorts(t, 2)
+	m1 := newTestDaemon(t, ports[0], freePort(t, "udp"))
+	m1.writeConfig(r.memberConfig(m1, "m1", ports[1], ""))
 	if _, stderr, code := runBinary(t, m1.dir, "restore", "--config", "rackboot.toml", file); code != 0 {
 		t.Fatalf("restore into a rack member: exit %d: %s", code, stderr)
 	}

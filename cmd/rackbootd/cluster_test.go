@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -43,9 +44,10 @@ func startRack(t *testing.T, n int) *testRack {
 	}
 	r.ca = ca
 	r.daemons = make([]*testDaemon, n)
+	ports := freeTCPPorts(t, 2*n)
 	for i := range r.daemons {
-		r.daemons[i] = newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
-		r.peers = append(r.peers, fmt.Sprintf("n%d@%s", i+1, freePort(t, "tcp")))
+		r.daemons[i] = newTestDaemon(t, ports[2*i], freePort(t, "udp"))
+		r.peers = append(r.peers, fmt.Sprintf("n%d@%s", i+1, ports[2*i+1]))
 	}
 	list, _ := json.Marshal(r.peers)
 	for i, d := range r.daemons {
@@ -57,6 +59,22 @@ func startRack(t *testing.T, n int) *testRack {
 		d.waitNote("READY=1")
 	}
 	return r
+}
+
+// freeTCPPorts returns n distinct loopback TCP addresses that were free a
+// moment ago (freePort called n times may return one port twice).
+func freeTCPPorts(t *testing.T, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		addrs[i] = ln.Addr().String()
+	}
+	return addrs
 }
 
 // memberConfig issues node id's files and returns d's configuration as
