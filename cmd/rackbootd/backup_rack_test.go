@@ -85,6 +85,9 @@ func TestRackBackupRestore(t *testing.T) {
 	ports := freeTCPPorts(t, 2)
 	m1 := newTestDaemon(t, ports[0], freePort(t, "udp"))
 	m1.writeConfig(r.memberConfig(m1, "m1", ports[1], ""))
+	for want, f := range damaged(t, file) {
+		restoreRefused(t, m1, f, want)
+	}
 	if _, stderr, code := runBinary(t, m1.dir, "restore", "--config", "rackboot.toml", file); code != 0 {
 		t.Fatalf("restore into a rack member: exit %d: %s", code, stderr)
 	}
@@ -125,6 +128,11 @@ func TestRackRecoverSurvivor(t *testing.T) {
 	})
 	killHard(t, leader)
 	killHard(t, followers[1])
+	out, code := ctl(t, "--url", "http://"+survivor.httpAddr, "--token", survivor.adminToken(), "backup", filepath.Join(t.TempDir(), "stale.backup"))
+	if code != 1 || !strings.Contains(out, "503") || !strings.Contains(out, "no consistent state") {
+		t.Errorf("a backup without a majority: exit %d: %s", code, out)
+	}
+	t.Logf("a backup without a majority: %s", out)
 	survivor.stop()
 
 	out, stderr, code := runBinary(t, survivor.dir, "recover", "--config", "rackboot.toml")

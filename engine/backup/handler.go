@@ -15,8 +15,9 @@ import (
 const Path = "/api/rackboot/v1/backup"
 
 // barrierTimeout bounds waiting for this node to catch up with the
-// leader before the state is copied.
-const barrierTimeout = 30 * time.Second
+// leader before the state is copied: long enough for an election, after
+// which a node that reaches no leader answers 503.
+const barrierTimeout = 10 * time.Second
 
 // Take returns a consistent backup of st: it waits until every command
 // committed before the call is applied on this node (a barrier, through
