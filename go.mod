@@ -2,7 +2,9 @@ module github.com/rackboot/rackboot
 
 go 1.26.8
 
-require golang.org/x/sys v0.45.0
+require golang.org/x/sys v0.47.0
+
+require k8s.io/apimachinery v0.37.2 // indirect
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
@@ -37,7 +39,7 @@ require (
 	github.com/u-root/uio v0.0.0-20230220225925-ffce2a382923 // indirect
 	github.com/vincent-petithory/dataurl v1.0.0
 	go.etcd.io/bbolt v1.3.11
-	golang.org/x/net v0.55.0
+	golang.org/x/net v0.57.0
 	golang.org/x/sync v0.17.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1
 )
