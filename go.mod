@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	golang.org/x/sys v0.47.0
 	gopkg.in/evanphx/json-patch.v4 v4.13.0
+	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	sigs.k8s.io/yaml v1.6.0
 )

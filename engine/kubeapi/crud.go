@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 
@@ -97,8 +98,9 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 	return nil
 }
 
-// readObject reads a JSON object from the request body.
-func readObject(r *http.Request) (map[string]any, error) {
+// readObject reads a JSON object (or a v1 kind in protobuf) from the
+// request body.
+func (h *Handler) readObject(r *http.Request) (map[string]any, error) {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -107,6 +109,12 @@ func readObject(r *http.Request) (map[string]any, error) {
 				fmt.Sprintf("Request entity too large: limit is %d", mbe.Limit), nil)
 		}
 		return nil, errBadRequest("reading the request: %v", err)
+	}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == protobufType {
+		if b, err = h.proto.toJSON(b); err != nil {
+			return nil, newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+				fmt.Sprintf("the body of the request was in an unknown format: %v", err), nil)
+		}
 	}
 	obj, err := decodeObject(b)
 	if err != nil {
@@ -119,7 +127,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, req *request) e
 	if req.sub != "" {
 		return errMethod(r.Method)
 	}
-	obj, err := readObject(r)
+	obj, err := h.readObject(r)
 	if err != nil {
 		return err
 	}
@@ -157,7 +165,7 @@ func (h *Handler) store(w http.ResponseWriter, r *http.Request, req *request, wr
 }
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request, req *request) error {
-	obj, err := readObject(r)
+	obj, err := h.readObject(r)
 	if err != nil {
 		return err
 	}

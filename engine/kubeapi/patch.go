@@ -10,7 +10,6 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
-
 )
 
 // patchRetries is how often a patch that did not name a resourceVersion
@@ -148,4 +147,3 @@ func dropDirectives(p []byte) ([]byte, error) {
 	walk(v)
 	return json.Marshal(v)
 }
-

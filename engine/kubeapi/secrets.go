@@ -105,4 +105,3 @@ func dataCount(obj map[string]any) int {
 	}
 	return n
 }
-

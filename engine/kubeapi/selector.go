@@ -48,4 +48,6 @@ func (s selector) matches(o engine.Object) bool {
 	return s.fields == nil || s.fields.Matches(fields.Set{"metadata.name": o.Name, "metadata.namespace": o.Namespace})
 }
 
-func (s selector) String() string { return fmt.Sprintf("ns=%s labels=%s", s.ns, strings.TrimSpace(s.labels.String())) }
+func (s selector) String() string {
+	return fmt.Sprintf("ns=%s labels=%s", s.ns, strings.TrimSpace(s.labels.String()))
+}

@@ -51,6 +51,7 @@ type Handler struct {
 	byGV   map[string]map[string]*Resource // group/version → plural → resource
 	byKind map[string]*Resource            // group/Kind
 	cache  *watchCache
+	proto  *protoCodec
 }
 
 // New returns the handler. Call Run to feed its watch cache.
@@ -83,6 +84,11 @@ func New(o Options) (*Handler, error) {
 		h.byKind[r.Group+"/"+r.Kind] = r
 	}
 	h.cache = newWatchCache(o.Store, h.res, o.WatchWindow)
+	pc, err := newProtoCodec()
+	if err != nil {
+		return nil, err
+	}
+	h.proto = pc
 	return h, nil
 }
 

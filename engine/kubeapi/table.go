@@ -166,4 +166,3 @@ func secretCells(obj map[string]any) []any {
 }
 
 func configMapCells(obj map[string]any) []any { return []any{int64(dataCount(obj))} }
-

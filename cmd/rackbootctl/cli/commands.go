@@ -32,6 +32,7 @@ func (a *app) commands() map[string]command {
 		"allow-add-workers": a.allowAddWorkers,
 		"image-url":         a.imageURL,
 		"signing-keys":      a.signingKeys, // keys.go
+		"kubeconfig":        a.kubeconfig,  // kubeconfig.go
 		"version":           a.version,
 		"help":              a.help,
 	}
@@ -135,6 +136,8 @@ Commands:
                              the rack's token signing keys; rotate: a new key signs,
                              the old ones still verify; retire: tokens of KID fail
   `+clusterUsage+`
+  kubeconfig [--ca-file FILE] a kubeconfig for kubectl against rackbootd's Kubernetes-compatible
+                             API (the server URL, the admin token): rackbootctl kubeconfig > rb.kubeconfig
   version
 
 The server is --url, else RACKBOOT_URL, else the config file's url, else

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/rackboot/rackboot/engine/kubeapi"
+)
+
+// newKube builds the Kubernetes-compatible API (engine/kubeapi) over the
+// store, with the admin token and the secrets sealer. It runs in
+// newEngine, after newBMH made the sealer.
+func (d *daemon) newKube() error {
+	h, err := kubeapi.New(kubeapi.Options{
+		Store: d.store, AdminToken: d.apiOpts.AdminToken, Keys: d.apiOpts.Keys,
+		Sealer: d.bmh.sealer, Log: d.log.With("service", "kubeapi"),
+	})
+	if err != nil {
+		return fmt.Errorf("kube API: %w", err)
+	}
+	d.kube = h
+	return nil
+}
+
+// mountKube adds the kube API's paths (/api, /api/v1/, /apis, /version)
+// to the mux, behind the same loopback guard of the admin token as the
+// REST API. /api/assisted-install/ stays the REST API's: the longer
+// pattern wins.
+func (d *daemon) mountKube(mux *http.ServeMux) {
+	if d.kube == nil {
+		return
+	}
+	guarded := adminGuard{next: d.kube, token: d.apiOpts.AdminToken, remote: d.cfg.API.AdminRemote}
+	for _, p := range []string{"/api", "/api/v1/", "/apis", "/apis/", "/version"} {
+		mux.Handle(p, guarded)
+	}
+}
+
+// runKube feeds the kube API's watch cache on every node (followers serve
+// watches too).
+func (d *daemon) runKube(ctx context.Context) {
+	if d.kube == nil {
+		return
+	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		d.kube.Run(ctx)
+	}()
+}
