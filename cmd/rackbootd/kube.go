@@ -23,7 +23,7 @@ func (d *daemon) newKube() error {
 	return nil
 }
 
-// mountKube adds the kube API's paths (/api, /api/v1/, /apis, /version)
+// mountKube adds the kube API's paths (/api, /apis, /openapi/, /version)
 // to the mux, behind the same loopback guard of the admin token as the
 // REST API. /api/assisted-install/ stays the REST API's: the longer
 // pattern wins.
@@ -32,7 +32,7 @@ func (d *daemon) mountKube(mux *http.ServeMux) {
 		return
 	}
 	guarded := adminGuard{next: d.kube, token: d.apiOpts.AdminToken, remote: d.cfg.API.AdminRemote}
-	for _, p := range []string{"/api", "/api/v1/", "/apis", "/apis/", "/version"} {
+	for _, p := range kubeapi.Paths {
 		mux.Handle(p, guarded)
 	}
 }

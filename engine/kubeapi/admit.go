@@ -39,6 +39,11 @@ func (h *Handler) admit(req *request, obj map[string]any, cur *engine.Object, cu
 	if err != nil {
 		return write{}, err
 	}
+	if ns != "" && cur == nil {
+		if err := h.namespaceExists(ns); err != nil {
+			return write{}, err
+		}
+	}
 	rv, ok := revision(fmt.Sprint(md["resourceVersion"]))
 	if md["resourceVersion"] == nil {
 		rv, ok = 0, true
@@ -88,6 +93,16 @@ func (h *Handler) admit(req *request, obj map[string]any, cur *engine.Object, cu
 		o.Generation = 0
 	}
 	return write{obj: o, ifRevision: rv}, nil
+}
+
+// namespaceExists is NotFound for the namespace when it does not exist.
+func (h *Handler) namespaceExists(ns string) error {
+	var ok bool
+	h.opts.Store.Read(func(m *engine.Model) { _, ok = m.Object(engine.NamespaceRef(ns).Key()) })
+	if !ok {
+		return errNotFound(h.byKind["/Namespace"], ns)
+	}
+	return nil
 }
 
 func checkTypeMeta(res *Resource, obj map[string]any) *apiError {

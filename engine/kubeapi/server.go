@@ -42,8 +42,7 @@ const DefaultWatchWindow = 10_000
 // object is further bounded by engine.MaxObjectBytes).
 const maxBody = 3 << 20
 
-// Handler serves the API. Mount it on "/api", "/api/v1/", "/apis",
-// "/apis/" and "/version".
+// Handler serves the API on Paths.
 type Handler struct {
 	opts   Options
 	log    *slog.Logger
@@ -97,10 +96,13 @@ func (h *Handler) Run(ctx context.Context) { h.cache.run(ctx) }
 
 // Mount adds the API's paths to mux.
 func (h *Handler) Mount(mux *http.ServeMux) {
-	for _, p := range []string{"/api", "/api/v1/", "/apis", "/apis/", "/version"} {
+	for _, p := range Paths {
 		mux.Handle(p, h)
 	}
 }
+
+// Paths are the mux patterns the API is served on.
+var Paths = []string{"/api", "/api/v1/", "/apis", "/apis/", "/version", "/openapi/"}
 
 // request is a parsed resource path.
 type request struct {
@@ -123,7 +125,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if h.serveDiscovery(w, r) {
+	if h.serveDiscovery(w, r) || h.serveOpenAPI(w, r) {
 		return
 	}
 	req, aerr := h.parse(r)
