@@ -154,6 +154,17 @@ func (h *Handler) store(w http.ResponseWriter, r *http.Request, req *request, wr
 		}
 		return h.respond(w, r, req, code, []engine.Object{wr.obj}, []map[string]any{view}, wr.obj.Revision)
 	}
+	// Refuse what the command would refuse before it is appended (a race
+	// with another writer is still refused by the command).
+	cur, exists := h.lookup(req)
+	switch {
+	case create && exists:
+		return errAlreadyExists(req.res, req.name)
+	case !create && !exists:
+		return errNotFound(req.res, req.name)
+	case !create && wr.ifRevision != 0 && cur.Revision != wr.ifRevision:
+		return errConflict(req.res, req.name)
+	}
 	if _, err := h.opts.Store.Apply(r.Context(), &engine.PutObject{Object: wr.obj, Create: create, IfRevision: wr.ifRevision}); err != nil {
 		return storeError(req.res, wr.obj.Name, err)
 	}
