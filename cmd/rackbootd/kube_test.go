@@ -28,11 +28,22 @@ type kubeTest struct {
 
 func newKubeTest(t *testing.T) *kubeTest {
 	t.Helper()
+	needKubectl(t)
+	d := startDaemon(t)
+	d.waitNote("READY=1")
+	return kubeFor(t, d)
+}
+
+func needKubectl(t *testing.T) {
+	t.Helper()
 	if _, err := os.Stat(kubectlBin); err != nil {
 		t.Skipf("no kubectl: %v", err)
 	}
-	d := startDaemon(t)
-	d.waitNote("READY=1")
+}
+
+// kubeFor is kubectl with the kubeconfig rackbootctl prints for d.
+func kubeFor(t *testing.T, d *testDaemon) *kubeTest {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	code := cli.Run(context.Background(), []string{"--url", "http://" + d.httpAddr,
 		"--data-dir", filepath.Join(d.dir, "state"), "kubeconfig"}, cli.Env{Stdout: &out, Stderr: &errOut})
