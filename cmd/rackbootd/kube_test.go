@@ -154,6 +154,14 @@ func TestKubectlSeeds(t *testing.T) {
 	wantLines(t, "get agent", k.must("get", "agents", "-n", "kni21"), agentID+"   kni21     true")
 	wantLines(t, "generation", k.must("get", "agent", agentID, "-n", "kni21", "-o", "jsonpath={.metadata.generation}"), "2")
 
+	// The status subresource, and kubectl wait on a condition.
+	k.must("patch", "infraenv", "kni21", "-n", "kni21", "--subresource=status", "--type=merge", "-p",
+		`{"status":{"conditions":[{"type":"ImageCreated","status":"True","reason":"ImageCreated","message":"Image has been created"}]}}`)
+	wantLines(t, "wait", k.must("wait", "--for=condition=ImageCreated", "infraenv/kni21", "-n", "kni21", "--timeout=30s"),
+		"infraenv.agent-install.openshift.io/kni21 condition met")
+	wantLines(t, "a write to the object keeps the status", k.must("patch", "infraenv", "kni21", "-n", "kni21", "--type=merge",
+		"-p", `{"status":{"conditions":[]}}`), "infraenv.agent-install.openshift.io/kni21 patched (no change)")
+
 	k.fails(`Error from server (NotFound): infraenvs.agent-install.openshift.io "nope" not found`,
 		"get", "infraenv", "nope", "-n", "kni21")
 	k.fails(`Error from server (AlreadyExists): error when creating "`+manifests+`": infraenvs.agent-install.openshift.io "kni21" already exists`,

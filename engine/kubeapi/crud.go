@@ -1,10 +1,12 @@
 package kubeapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"strconv"
@@ -164,6 +166,14 @@ func (h *Handler) store(w http.ResponseWriter, r *http.Request, req *request, wr
 		return errNotFound(req.res, req.name)
 	case !create && wr.ifRevision != 0 && cur.Revision != wr.ifRevision:
 		return errConflict(req.res, req.name)
+	case !create && unchanged(cur, wr.obj):
+		// A write that changes nothing keeps the resourceVersion (kubectl
+		// prints "patched (no change)") and appends nothing.
+		view, err := h.render(req.res, cur)
+		if err != nil {
+			return err
+		}
+		return h.respond(w, r, req, code, []engine.Object{cur}, []map[string]any{view}, cur.Revision)
 	}
 	if _, err := h.opts.Store.Apply(r.Context(), &engine.PutObject{Object: wr.obj, Create: create, IfRevision: wr.ifRevision}); err != nil {
 		return storeError(req.res, wr.obj.Name, err)
@@ -173,6 +183,11 @@ func (h *Handler) store(w http.ResponseWriter, r *http.Request, req *request, wr
 		return err
 	}
 	return h.respond(w, r, req, code, []engine.Object{o}, []map[string]any{view}, o.Revision)
+}
+
+// unchanged reports whether storing o would change nothing of cur.
+func unchanged(cur, o engine.Object) bool {
+	return bytes.Equal(cur.Body, o.Body) && cur.Generation == o.Generation && maps.Equal(cur.Labels, o.Labels)
 }
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request, req *request) error {
