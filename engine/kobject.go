@@ -52,6 +52,10 @@ func (r ObjectRef) check() error {
 	return nil
 }
 
+// SealName is the name a Secret object's values are sealed under
+// (engine.Sealer binds it in): its namespace and name.
+func (r ObjectRef) SealName() string { return "kube:" + r.Namespace + "/" + r.Name }
+
 // NamespaceRef is the ref of the Namespace object ns.
 func NamespaceRef(ns string) ObjectRef { return ObjectRef{Kind: "Namespace", Name: ns} }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/acm"
 	"github.com/rackboot/rackboot/engine/kubeapi"
 )
 
@@ -38,14 +40,27 @@ func (d *daemon) mountKube(mux *http.ServeMux) {
 }
 
 // runKube feeds the kube API's watch cache on every node (followers serve
-// watches too).
+// watches too) and runs the ACM kinds' controller (engine/acm) while this
+// node leads, its writes fenced to the term it leads in.
 func (d *daemon) runKube(ctx context.Context) {
 	if d.kube == nil {
 		return
 	}
-	d.wg.Add(1)
+	d.wg.Add(2)
 	go func() {
 		defer d.wg.Done()
 		d.kube.Run(ctx)
+	}()
+	go func() {
+		defer d.wg.Done()
+		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+			err := acm.Run(ctx, acm.Options{
+				Store: engine.Fence(d.store), Sealer: d.bmh.sealer, Keys: d.apiOpts.Keys,
+				ServiceURL: d.cfg.BaseURL(), Log: d.log.With("service", "acm"),
+			})
+			if err != nil && ctx.Err() == nil {
+				d.log.Error("ACM controller stopped", "err", err)
+			}
+		})
 	}()
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +72,21 @@ func (k *kubeTest) run(args ...string) (stdout, stderr string, ok bool) {
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
 	return o.String(), e.String(), err == nil
+}
+
+// httpGet fetches u (plain HTTP, as iPXE does) and returns the body.
+func (k *kubeTest) httpGet(u string) string {
+	k.t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		k.t.Fatalf("GET %s: %s %s", u, resp.Status, b)
+	}
+	return string(b)
 }
 
 // must runs kubectl, which must succeed, and returns its stdout.
@@ -154,11 +171,23 @@ func TestKubectlSeeds(t *testing.T) {
 	wantLines(t, "get agent", k.must("get", "agents", "-n", "kni21"), agentID+"   kni21     true")
 	wantLines(t, "generation", k.must("get", "agent", agentID, "-n", "kni21", "-o", "jsonpath={.metadata.generation}"), "2")
 
-	// The status subresource, and kubectl wait on a condition.
-	k.must("patch", "infraenv", "kni21", "-n", "kni21", "--subresource=status", "--type=merge", "-p",
-		`{"status":{"conditions":[{"type":"ImageCreated","status":"True","reason":"ImageCreated","message":"Image has been created"}]}}`)
+	// The controller makes the infra-env: ImageCreated, and seed 001's
+	// `kubectl get infraenv ... -o yaml | grep ipxeScript` gives the iPXE
+	// script's URL, which serves the script.
 	wantLines(t, "wait", k.must("wait", "--for=condition=ImageCreated", "infraenv/kni21", "-n", "kni21", "--timeout=30s"),
 		"infraenv.agent-install.openshift.io/kni21 condition met")
+	ipxe := ""
+	for _, l := range strings.Split(k.must("get", "infraenv", "kni21", "-n", "kni21", "-o", "yaml"), "\n") {
+		if _, u, ok := strings.Cut(l, "ipxeScript: "); ok {
+			ipxe = strings.TrimSpace(u)
+		}
+	}
+	if !strings.Contains(ipxe, "/api/assisted-install/v2/infra-envs/") || !strings.Contains(ipxe, "api_key=") {
+		t.Fatalf("ipxeScript %q", ipxe)
+	}
+	if script := k.httpGet(ipxe); !strings.HasPrefix(script, "#!ipxe") {
+		t.Errorf("the ipxeScript URL serves %q", script)
+	}
 	wantLines(t, "a write to the object keeps the status", k.must("patch", "infraenv", "kni21", "-n", "kni21", "--type=merge",
 		"-p", `{"status":{"conditions":[]}}`), "infraenv.agent-install.openshift.io/kni21 patched (no change)")
 

@@ -11,7 +11,9 @@ import (
 )
 
 // sealName binds a Secret's sealed values to its namespace and name.
-func sealName(ns, name string) string { return "kube:" + ns + "/" + name }
+func sealName(ns, name string) string {
+	return engine.ObjectRef{Kind: "Secret", Namespace: ns, Name: name}.SealName()
+}
 
 // sealSecret checks a Secret being written (data base64, stringData merged
 // into data, the keys its type needs) and seals every value.
