@@ -144,14 +144,17 @@ func reconcile(ctx context.Context, o Options, obj engine.Object) error {
 			return err
 		}
 	}
+	created := condition("True", "ImageCreated", "Image has been created")
+	if hasStatus(obj, created) {
+		return nil // done before: no token signed on every pass
+	}
 	tok, err := o.Keys.Sign(auth.Claims{InfraEnvID: obj.UID, Subject: "agent"})
 	if err != nil {
 		return fmt.Errorf("sign: %w", err)
 	}
 	q := url.Values{"file_name": {"ipxe-script"}, auth.QueryAPIKey: {tok}}
 	ipxe := o.ServiceURL + basePath + "/infra-envs/" + obj.UID + "/downloads/files?" + q.Encode()
-	return writeStatus(ctx, o, obj, map[string]any{"ipxeScript": ipxe},
-		condition("True", "ImageCreated", "Image has been created"))
+	return writeStatus(ctx, o, obj, map[string]any{"ipxeScript": ipxe}, created)
 }
 
 // pullSecret opens the pull secret the InfraEnv names.
@@ -243,6 +246,14 @@ func writeStatus(ctx context.Context, o Options, obj engine.Object, artifacts, c
 		return nil // changed or gone meanwhile: the next pass sees it
 	}
 	return err
+}
+
+// hasStatus reports whether obj's status has boot artifacts and cond.
+func hasStatus(obj engine.Object, cond map[string]any) bool {
+	var body struct {
+		Status map[string]any `json:"status"`
+	}
+	return json.Unmarshal(obj.Body, &body) == nil && body.Status != nil && same(body.Status, map[string]any{}, cond)
 }
 
 // same reports whether st already has these artifacts (their presence:
