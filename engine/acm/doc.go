@@ -8,6 +8,14 @@
 // bootArtifacts.ipxeScript (the infra-env's iPXE script URL with an agent
 // token, as upstream's) and the ImageCreated condition; a missing pull
 // secret is ImageCreated False. Removing the InfraEnv removes the
-// infra-env. Spec changes after creation, clusterRef, NMStateConfigs,
-// Agents and the cluster kinds are not handled yet.
+// infra-env.
+//
+// A host that registers from such an infra-env gets an Agent (named by the
+// host id, in the InfraEnv's namespace, labelled with the InfraEnv's name
+// and its spec.agentLabels); the Agent's spec.approved, role and hostname
+// are taken to the host, and the host's role, inventory hostname, stage
+// and state are written to the Agent's status.
+//
+// Not yet: InfraEnv spec changes after creation, clusterRef, NMStateConfigs,
+// Agent conditions and binding, deleting Agents, the cluster kinds.
 package acm

@@ -42,8 +42,8 @@ type Options struct {
 	Log        *slog.Logger
 }
 
-// Run reconciles the InfraEnvs now and after every change of an object
-// until ctx is done.
+// Run reconciles the InfraEnvs and Agents now and after every change of
+// an object, a host or an infra-env, until ctx is done.
 func Run(ctx context.Context, o Options) error {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -55,7 +55,8 @@ func Run(ctx context.Context, o Options) error {
 		sub := o.Store.Subscribe(ctx)
 		reconcileAll(ctx, o)
 		for ch := range sub {
-			if ch.Kind == engine.KindObject || ch.Kind == engine.KindAll {
+			switch ch.Kind {
+			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindAll:
 				drain(sub)
 				reconcileAll(ctx, o)
 			}
@@ -97,6 +98,7 @@ func reconcileAll(ctx context.Context, o Options) {
 			o.Log.Warn("InfraEnv not reconciled", "infra_env", obj.Namespace+"/"+obj.Name, "err", err)
 		}
 	}
+	reconcileAgents(ctx, o, objs)
 	for _, id := range made {
 		_, err := o.Store.Apply(ctx, &engine.DeleteInfraEnv{ID: id})
 		_, serr := o.Store.Apply(ctx, &engine.DeleteSecret{Name: secretName(id)})
