@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +74,58 @@ func (k *kubeTest) run(args ...string) (stdout, stderr string, ok bool) {
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
 	return o.String(), e.String(), err == nil
+}
+
+// registeredHostBecomesAgent registers a host as the discovery agent does
+// (the REST API, the agent token of the ipxeScript URL), waits for its
+// Agent, approves it with seed 002's kubectl patch and reads the approval
+// back through the REST API.
+func (k *kubeTest) registeredHostBecomesAgent(ipxe string) {
+	t := k.t
+	t.Helper()
+	u, err := url.Parse(ipxe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ieID := strings.Split(strings.TrimPrefix(u.Path, "/api/assisted-install/v2/infra-envs/"), "/")[0]
+	base := u.Scheme + "://" + u.Host + "/api/assisted-install/v2/infra-envs/" + ieID + "/hosts"
+	const hostID = "5c1a9d0e-3b7f-4d2a-8e6f-0a1b2c3d4e5f"
+	req, _ := http.NewRequest("POST", base, strings.NewReader(`{"host_id":"`+hostID+`","discovery_agent_version":"test"}`))
+	req.Header.Set("X-Secret-Key", u.Query().Get("api_key"))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("register: %s %s", resp.Status, b)
+	}
+	wantLines(t, "wait for the Agent", k.must("wait", "--for=create", "agent/"+hostID, "-n", "kni21", "--timeout=30s"),
+		"agent.agent-install.openshift.io/"+hostID+" condition met")
+	wantLines(t, "the Agent's labels", k.must("get", "agents", "-n", "kni21", "-l", "project=kni21", "-o", "name"),
+		"agent.agent-install.openshift.io/"+hostID)
+	k.must("-n", "kni21", "patch", "agents.agent-install.openshift.io", hostID, "-p", `{"spec":{"approved":true}}`, "--type", "merge")
+	tok, err := os.ReadFile(filepath.Join(k.dir, "state", "admin-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The controller approves the host, then records the synced spec on
+	// the Agent: once kubectl sees that, the host is approved.
+	k.must("wait", `--for=jsonpath={.metadata.annotations.rackboot\.io/synced-spec}={"approved":true,"role":"auto-assign"}`,
+		"agent/"+hostID, "-n", "kni21", "--timeout=30s")
+	req, _ = http.NewRequest("GET", base+"/"+hostID, nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h struct{ Approved bool }
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || !h.Approved {
+		t.Errorf("the host after approving its Agent: approved %v (%v)", h.Approved, err)
+	}
 }
 
 // httpGet fetches u (plain HTTP, as iPXE does) and returns the body.
@@ -188,6 +242,7 @@ func TestKubectlSeeds(t *testing.T) {
 	if script := k.httpGet(ipxe); !strings.HasPrefix(script, "#!ipxe") {
 		t.Errorf("the ipxeScript URL serves %q", script)
 	}
+	k.registeredHostBecomesAgent(ipxe)
 	wantLines(t, "a write to the object keeps the status", k.must("patch", "infraenv", "kni21", "-n", "kni21", "--type=merge",
 		"-p", `{"status":{"conditions":[]}}`), "infraenv.agent-install.openshift.io/kni21 patched (no change)")
 
