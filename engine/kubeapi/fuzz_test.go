@@ -51,4 +51,3 @@ func FuzzObjectDecoders(f *testing.F) {
 		}
 	})
 }
-
