@@ -54,6 +54,7 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 	o.Labels = maps.Clone(o.Labels)
 	o.Body = bytes.Clone(o.Body)
 	put(tx, tx.m.objects, KindObject, key, &o)
+	tx.attach(&o)
 	return o.Revision, nil
 }
 
@@ -83,9 +84,12 @@ func (c *DeleteObject) apply(tx *Tx) (any, error) {
 	}
 	if c.Ref.Group == "" && c.Ref.Kind == "Namespace" {
 		for _, k := range tx.m.objectsIn(c.Ref.Name) {
+			gone := tx.m.objects[k]
 			del(tx, tx.m.objects, KindObject, k)
+			tx.attach(gone)
 		}
 	}
 	del(tx, tx.m.objects, KindObject, key)
+	tx.attach(cur)
 	return nil, nil
 }

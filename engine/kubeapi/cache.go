@@ -25,7 +25,8 @@ type event struct {
 }
 
 // watchCache mirrors the objects and keeps the latest changes, fed from
-// the store's change feed, so that a watch can start from a list's
+// the store's change feed (each object change carries the object as that
+// change left it, so a short-lived object is still ADDED then DELETED), so that a watch can start from a list's
 // resourceVersion (or resume from its last event's) without a gap, and
 // many watches cost one subscription.
 type watchCache struct {
@@ -101,27 +102,31 @@ func (c *watchCache) follow(sub <-chan engine.Change) {
 }
 
 func (c *watchCache) apply(ch engine.Change) {
-	var o engine.Object
-	var ok bool
-	c.store.Read(func(m *engine.Model) { o, ok = m.Object(ch.ID) })
+	if ch.Object == nil {
+		return // not an object change of this rackboot's feed
+	}
+	o := *ch.Object
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	prev, had := c.latest[ch.ID]
 	switch {
-	case ch.Deleted && had:
-		gone := prev
-		gone.Revision = ch.Index
+	case ch.Deleted:
+		o.Revision = ch.Index
 		delete(c.latest, ch.ID)
-		c.append(event{index: ch.Index, typ: deleted, obj: gone, prev: &prev})
-	case !ch.Deleted && ok && o.Revision == ch.Index:
-		c.latest[ch.ID] = o
+		var before *engine.Object
 		if had {
-			c.append(event{index: ch.Index, typ: modified, obj: o, prev: &prev})
+			before = &prev
 		} else {
-			c.append(event{index: ch.Index, typ: added, obj: o})
+			before = ch.Object
 		}
+		c.append(event{index: ch.Index, typ: deleted, obj: o, prev: before})
+	case had:
+		c.latest[ch.ID] = o
+		c.append(event{index: ch.Index, typ: modified, obj: o, prev: &prev})
+	default:
+		c.latest[ch.ID] = o
+		c.append(event{index: ch.Index, typ: added, obj: o})
 	}
-	// Otherwise a later change already shows here; it brings the event.
 }
 
 func (c *watchCache) append(e event) {
