@@ -221,6 +221,9 @@ type ImageSet struct {
 	// virtual-media hosts of this image set boot, customised per
 	// infra-env by engine/isoserve ("": none).
 	BaseISO string `json:"base_iso,omitempty"`
+	// LiveRootfs is a CoreOS image set's live rootfs, served at
+	// /images/{name}/rootfs.img for coreos.live.rootfs_url (zero: none).
+	LiveRootfs DiskImage `json:"live_rootfs,omitzero"`
 }
 
 // DiskImage is a raw disk image on the appliance: its path, hex sha256 and

@@ -55,6 +55,26 @@ func ExtractPXE(isoPath, cacheDir string) (PXE, error) {
 	return out, nil
 }
 
+// CheckPXE reports whether the ISO holds the PXE kernel and initramfs,
+// without copying them (ErrISO when it does not).
+func CheckPXE(isoPath string) error {
+	f, err := os.Open(isoPath)
+	if err != nil {
+		return fmt.Errorf("live ISO: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("live ISO: %w", err)
+	}
+	for _, p := range []string{ISOKernel, ISOInitrd} {
+		if _, err := iso.Find(f, fi.Size(), p); err != nil {
+			return fmt.Errorf("%s: %w: no %s in the ISO: %w", isoPath, ErrISO, p, err)
+		}
+	}
+	return nil
+}
+
 // identity names an ISO version: a hash of its absolute path, size and
 // modification time.
 func identity(path string, fi os.FileInfo) string {

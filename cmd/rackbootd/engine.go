@@ -69,7 +69,7 @@ func (d *daemon) newEngine(ctx context.Context) error {
 // infra-env and profile, and the reservations.
 func selSettings(cfg *config.Config) bootsel.Settings {
 	st := bootsel.Settings{
-		Profiles:        bootsel.NewProfileMap(bootProfiles(cfg)),
+		Profiles:        bootsel.NewProfileMap(append(bootProfiles(cfg), liveProfiles(cfg)...)),
 		DefaultProfile:  cfg.Engine.DefaultProfile,
 		DefaultInfraEnv: cfg.Engine.DefaultInfraEnv,
 	}

@@ -7,7 +7,10 @@ import (
 	"github.com/rackboot/rackboot/engine"
 )
 
-var _ httpboot.DiskImages = (*Selector)(nil)
+var (
+	_ httpboot.DiskImages   = (*Selector)(nil)
+	_ httpboot.RootfsImages = (*Selector)(nil)
+)
 
 // DiskImage implements httpboot.DiskImages: the disk image the image set
 // named name installs (false: no such image set, or it has none).
@@ -21,4 +24,18 @@ func (s *Selector) DiskImage(_ context.Context, name string) (httpboot.DiskImage
 		return httpboot.DiskImage{}, false
 	}
 	return httpboot.DiskImage{Path: is.DiskImage.Path, SHA256: is.DiskImage.SHA256, Size: is.DiskImage.Size}, true
+}
+
+// LiveRootfs implements httpboot.RootfsImages: the live rootfs of the
+// CoreOS image set named name (false: no such image set, or not CoreOS).
+func (s *Selector) LiveRootfs(_ context.Context, name string) (httpboot.DiskImage, bool) {
+	var (
+		is engine.ImageSet
+		ok bool
+	)
+	s.opts.Store.Read(func(m *engine.Model) { is, ok = m.ImageSet(name) })
+	if !ok || is.LiveRootfs.Path == "" {
+		return httpboot.DiskImage{}, false
+	}
+	return httpboot.DiskImage{Path: is.LiveRootfs.Path, SHA256: is.LiveRootfs.SHA256, Size: is.LiveRootfs.Size}, true
 }
