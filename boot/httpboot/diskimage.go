@@ -29,6 +29,24 @@ type RootfsImages interface {
 	LiveRootfs(ctx context.Context, imageSet string) (DiskImage, bool)
 }
 
+// Agents finds the rackboot-agent binary for a Go architecture (amd64,
+// arm64) that a stock CoreOS image's discovery Ignition fetches.
+type Agents interface {
+	Agent(ctx context.Context, goarch string) (DiskImage, bool)
+}
+
+// agent serves /agent/{arch}/rackboot-agent as diskImage serves disk
+// images (the ETag from the file's identity).
+func (h *Handler) agent(w http.ResponseWriter, r *http.Request) {
+	arch := r.PathValue("arch")
+	if h.opts.Agents == nil || !imageSetName(arch) {
+		textError(w, http.StatusNotFound, "no such agent binary")
+		return
+	}
+	img, ok := h.opts.Agents.Agent(r.Context(), arch)
+	h.serveImage(w, r, arch, "agent binary", img, ok)
+}
+
 // imageSetName accepts a plain name: no path separators, no dot files.
 func imageSetName(name string) bool {
 	return name != "" && len(name) <= 253 && !strings.ContainsAny(name, "/\\\x00") && !strings.HasPrefix(name, ".")

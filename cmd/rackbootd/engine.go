@@ -76,6 +76,12 @@ func selSettings(cfg *config.Config) bootsel.Settings {
 	for _, r := range cfg.DHCP.Reservations {
 		st.Reservations = append(st.Reservations, bootsel.Reservation{MAC: r.MAC, InfraEnv: r.InfraEnv, Hostname: r.Hostname})
 	}
+	for goarch, a := range cfg.Server.Agents {
+		if st.Agents == nil {
+			st.Agents = map[string]bootsel.AgentBinary{}
+		}
+		st.Agents[goarch] = bootsel.AgentBinary{Path: a.Path, SHA512: a.SHA512}
+	}
 	return st
 }
 

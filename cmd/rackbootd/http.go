@@ -22,6 +22,7 @@ func (d *daemon) newHTTP() error {
 		IPXE:    ipxeFS(d.cfg.TFTP.Root),
 		Images:  d.sel,
 		Rootfs:  d.sel,
+		Agents:  d.sel,
 		Logger:  d.log.With("service", "http"),
 	})
 	if err != nil {

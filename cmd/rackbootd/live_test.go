@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha512"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,7 +28,8 @@ boot
 // liveConfig is the engine test configuration with a CoreOS image set
 // read from the mirror's stream.json.
 func (d *testDaemon) liveConfig(m *coreostest.Mirror, arch string) string {
-	return d.engineConfig("") + fmt.Sprintf(`
+	conf := strings.Replace(d.engineConfig(""), "[server]\n", fmt.Sprintf("[server]\nagent_dir = %q\n", m.AgentDir), 1)
+	return conf + fmt.Sprintf(`
 [[image_set]]
 name = "fcos"
 cpu_arch = %q
@@ -59,6 +62,7 @@ func TestCoreOSImageSetBootsTheLiveISOsPXEFiles(t *testing.T) {
 	if ac, ok := agentConfOf(t, files); !ok || ac.InfraEnvID != lab {
 		t.Errorf("config.ign after the live initramfs: %+v %v", ac, ok)
 	}
+	checkRemoteAgent(t, d, "amd64", m.Agent["amd64"], string(m.Initrd["x86_64"]))
 	if got := d.get("/images/fcos/rootfs.img"); got != string(m.Rootfs["x86_64"]) {
 		t.Errorf("rootfs: %d bytes, want %d", len(got), len(m.Rootfs["x86_64"]))
 	}
@@ -138,4 +142,56 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// checkRemoteAgent: the config.ign of 52:54:00:00:00:06 fetches
+// rackboot-agent for goarch from rackbootd, 0755 at /usr/local/bin, with
+// the sha512 of the exact bytes that URL serves; and the agent unit runs it.
+func checkRemoteAgent(t *testing.T, d *testDaemon, goarch string, agent []byte, initrdBase string) {
+	t.Helper()
+	raw := configIgn(t, []byte(d.get("/boot/52-54-00-00-00-06/initrd")), initrdBase)
+	var cfg struct {
+		Storage struct {
+			Files []struct {
+				Path     string
+				Mode     int
+				Contents struct {
+					Source       string
+					Verification struct{ Hash string }
+				}
+			}
+		}
+		Systemd struct {
+			Units []struct {
+				Name     string
+				Enabled  bool
+				Contents string
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	want := "http://" + d.httpAddr + "/agent/" + goarch + "/rackboot-agent"
+	found := false
+	for _, f := range cfg.Storage.Files {
+		if f.Path != "/usr/local/bin/rackboot-agent" {
+			continue
+		}
+		found = true
+		served := d.get(strings.TrimPrefix(f.Contents.Source, "http://"+d.httpAddr))
+		sum := sha512.Sum512([]byte(served))
+		if f.Contents.Source != want || f.Mode != 0o755 || served != string(agent) ||
+			f.Contents.Verification.Hash != "sha512-"+hex.EncodeToString(sum[:]) {
+			t.Errorf("agent file %+v; served %q", f, served)
+		}
+	}
+	if !found {
+		t.Fatalf("no /usr/local/bin/rackboot-agent in config.ign:\n%s", raw)
+	}
+	for _, u := range cfg.Systemd.Units {
+		if u.Name == "rackboot-agent.service" && (!u.Enabled || !strings.Contains(u.Contents, "ExecStart=/usr/local/bin/rackboot-agent ")) {
+			t.Errorf("agent unit %+v", u)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 var (
 	_ httpboot.DiskImages   = (*Selector)(nil)
 	_ httpboot.RootfsImages = (*Selector)(nil)
+	_ httpboot.Agents       = (*Selector)(nil)
 )
 
 // DiskImage implements httpboot.DiskImages: the disk image the image set
@@ -38,4 +39,14 @@ func (s *Selector) LiveRootfs(_ context.Context, name string) (httpboot.DiskImag
 		return httpboot.DiskImage{}, false
 	}
 	return httpboot.DiskImage{Path: is.LiveRootfs.Path, SHA256: is.LiveRootfs.SHA256, Size: is.LiveRootfs.Size}, true
+}
+
+// Agent implements httpboot.Agents: the rackboot-agent binary for a Go
+// architecture (Settings.Agents).
+func (s *Selector) Agent(_ context.Context, goarch string) (httpboot.DiskImage, bool) {
+	a, ok := s.cur.Load().Agents[goarch]
+	if !ok || a.Path == "" {
+		return httpboot.DiskImage{}, false
+	}
+	return httpboot.DiskImage{Path: a.Path}, true
 }

@@ -32,6 +32,11 @@ type Mirror struct {
 	Kernel, Initrd, Rootfs map[string][]byte
 	// ISO and RootfsFile are the files of each architecture.
 	ISO, RootfsFile map[string]string
+	// AgentDir holds a stand-in rackboot-agent for amd64 and arm64
+	// (<dir>/<goarch>/rackboot-agent, as make build lays out bin/agent/);
+	// Agent has their bytes by Go architecture.
+	AgentDir string
+	Agent    map[string][]byte
 }
 
 // NeedXorriso skips the test when xorriso is missing (testbed/install-deps.sh installs it).
@@ -76,6 +81,11 @@ func NewMirror(t testing.TB) *Mirror {
 	}
 	m.Stream = filepath.Join(m.Dir, "stream.json")
 	write(t, m.Stream, raw)
+	m.AgentDir, m.Agent = t.TempDir(), map[string][]byte{}
+	for _, goarch := range []string{"amd64", "arm64"} {
+		m.Agent[goarch] = fmt.Appendf(nil, "#!/bin/sh\necho rackboot-agent for %s\n", goarch)
+		write(t, filepath.Join(m.AgentDir, goarch, "rackboot-agent"), m.Agent[goarch])
+	}
 	return m
 }
 

@@ -2,7 +2,10 @@ package config
 
 import (
 	"context"
+	"crypto/sha512"
+	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,11 +60,13 @@ func (c *checker) live(base string, f fileImageSet, arch string) (*Live, bool) {
 	if !ok {
 		return nil, false
 	}
+	agentOK := c.agent(base+".cpu_arch", l.Arch)
 	if pair {
 		ok = c.livePair(base, f, l)
 	} else {
 		ok = c.liveStream(base, f, l)
 	}
+	ok = ok && agentOK
 	if !ok {
 		return nil, false
 	}
@@ -145,3 +150,43 @@ func regular(path string) bool {
 }
 
 func lower(s string) string { return strings.ToLower(s) }
+
+// DefaultAgentDir is where the package installs rackboot-agent for each
+// architecture.
+const DefaultAgentDir = "/usr/lib/rackboot/agent"
+
+// agent finds and hashes, once, the rackboot-agent for a stream
+// architecture under server.agent_dir; false (reported) when missing.
+func (c *checker) agent(key, arch string) bool {
+	goarch := map[string]string{"x86_64": "amd64", "aarch64": "arm64"}[arch]
+	s := &c.cfg.Server
+	if _, ok := s.Agents[goarch]; ok {
+		return true
+	}
+	p := filepath.Join(s.AgentDir, goarch, "rackboot-agent")
+	sum, err := fileSHA512(p)
+	if err != nil {
+		c.errAt(key, "a CoreOS image set of %s needs rackboot-agent built for %s at %s (server.agent_dir; make build writes bin/agent/%s/): %s",
+			arch, goarch, p, goarch, pathErr(err))
+		return false
+	}
+	if s.Agents == nil {
+		s.Agents = map[string]Agent{}
+	}
+	s.Agents[goarch] = Agent{Path: p, SHA512: sum}
+	return true
+}
+
+// fileSHA512 is the hex sha512 of the file at path.
+func fileSHA512(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha512.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,27 +1,33 @@
 package config
 
 import (
+	"crypto/sha512"
+	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rackboot/rackboot/boot/coreos/coreostest"
 )
 
-const liveHead = `
+func liveHead(m *coreostest.Mirror) string {
+	return fmt.Sprintf(`
 [server]
 advertise = "10.99.0.1"
+agent_dir = %q
 [tftp]
 enabled = false
-`
+`, m.AgentDir)
+}
 
 // TestLiveImageSetFromStream: coreos_stream finds each architecture's live
 // ISO and rootfs in the stream's directory, with the stream's sha256
 // checked and recorded; the ISO is the image set's base ISO.
 func TestLiveImageSetFromStream(t *testing.T) {
 	m := coreostest.NewMirror(t)
-	doc := liveHead + fmt.Sprintf(`
+	doc := liveHead(m) + fmt.Sprintf(`
 [[image_set]]
 name = "fcos"
 coreos_stream = %q
@@ -51,13 +57,20 @@ coreos_mirror = %q
 	if got := cfg.ImageSets[0].Live.KernelArgs; got != "console=ttyS0,115200n8" {
 		t.Errorf("kernel arguments %q", got)
 	}
+	for _, goarch := range []string{"amd64", "arm64"} {
+		a := cfg.Server.Agents[goarch]
+		sum := sha512.Sum512(m.Agent[goarch])
+		if a.Path != filepath.Join(m.AgentDir, goarch, "rackboot-agent") || a.SHA512 != hex.EncodeToString(sum[:]) {
+			t.Errorf("agent %s: %+v", goarch, a)
+		}
+	}
 }
 
 // TestLiveImageSetPair: live_iso and live_rootfs (the osImages pair), with
 // the sums given checked.
 func TestLiveImageSetPair(t *testing.T) {
 	m := coreostest.NewMirror(t)
-	doc := liveHead + fmt.Sprintf(`
+	doc := liveHead(m) + fmt.Sprintf(`
 [[image_set]]
 name = "rhcos"
 version = "4.17.0"
@@ -100,6 +113,7 @@ func TestLiveImageSetErrors(t *testing.T) {
 		"ppc":       {fmt.Sprintf("cpu_arch = \"ppc64le\"\ncoreos_stream = %q", m.Stream), "CoreOS image sets are x86_64 (amd64) or aarch64 (arm64)"},
 		"unsafe":    {fmt.Sprintf("coreos_stream = %q\nkernel_arguments = \"a ; shell\"", m.Stream), "could inject iPXE commands"},
 		"no stream": {"coreos_mirror = \"/srv\"", "need live_iso and live_rootfs, or coreos_stream"},
+		"no agent":  {fmt.Sprintf("coreos_stream = %q\ncpu_arch = \"arm64\"", m.Stream), "needs rackboot-agent built for arm64 at "},
 		"missing":   {"live_iso = \"/nonexistent.iso\"\nlive_rootfs = \"/nonexistent.img\"", `image_set.live_iso "/nonexistent.iso" does not exist`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -109,7 +123,11 @@ func TestLiveImageSetErrors(t *testing.T) {
 				}
 				defer os.WriteFile(m.RootfsFile["x86_64"], m.Rootfs["x86_64"], 0o644)
 			}
-			doc := liveHead + "[[profile]]\nname = \"discovery\"\nkernel = \"" + iso + "\"\ninitrd = \"" + rootfs + "\"\n" +
+			head := liveHead(m)
+			if name == "no agent" {
+				head = strings.Replace(head, m.AgentDir, t.TempDir(), 1)
+			}
+			doc := head + "[[profile]]\nname = \"discovery\"\nkernel = \"" + iso + "\"\ninitrd = \"" + rootfs + "\"\n" +
 				"[[image_set]]\nname = \"cos\"\n" + tc.body + "\n"
 			_, err := Parse("rackboot.toml", []byte(doc), "/")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
