@@ -6,6 +6,10 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
+# rackboot-agent for each architecture a CoreOS image set may boot:
+# bin/agent/<goarch>/rackboot-agent, served to stock live images
+# ([server] agent_dir, docs/coreos.md).
+AGENT_ARCHS := amd64 arm64
 
 .PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
@@ -14,6 +18,9 @@ all: build
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(patsubst %/main.go,./%,$(wildcard $(addsuffix /main.go,$(addprefix cmd/,$(CMDS)))))
+	for a in $(AGENT_ARCHS); do \
+		GOOS=linux GOARCH=$$a $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agent/$$a/rackboot-agent ./cmd/rackboot-agent || exit 1; \
+	done
 
 vet:
 	$(GO) vet ./...
