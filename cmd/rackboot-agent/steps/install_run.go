@@ -96,6 +96,9 @@ func (in *installer) run(ctx context.Context) (*InstallResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if bin := in.deps.coreosInstaller(); bin != "" {
+		return in.runCoreOSInstaller(ctx, bin, ign)
+	}
 	if err := in.open(); err != nil {
 		return nil, err
 	}
