@@ -59,6 +59,16 @@ type InfraEnv struct {
 	StaticNetworkSelector map[string]string `json:"static_network_selector,omitempty"`
 	CPUArchitecture       string            `json:"cpu_architecture,omitempty"`
 	ImageType             string            `json:"image_type,omitempty"`
+	// KernelArguments change the discovery kernel arguments (upstream's
+	// kernel_arguments), applied in order.
+	KernelArguments []KernelArgument `json:"kernel_arguments,omitempty"`
+}
+
+// KernelArgument is one change to the discovery kernel arguments:
+// Operation "append", "replace" or "delete", and the argument.
+type KernelArgument struct {
+	Operation string `json:"operation"`
+	Value     string `json:"value"`
 }
 
 // ClusterNetwork is one pod network block.

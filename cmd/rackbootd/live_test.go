@@ -55,6 +55,15 @@ func TestCoreOSImageSetBootsTheLiveISOsPXEFiles(t *testing.T) {
 	if want := strings.ReplaceAll(liveScript, "ADDR", d.httpAddr); script != want {
 		t.Errorf("script:\n%s\nwant:\n%s", script, want)
 	}
+	// The infra-env's kernel_arguments change the live command line.
+	if code, body := d.call("PATCH", "/infra-envs/"+lab, "Authorization: Bearer "+d.adminToken(),
+		`{"kernel_arguments":[{"operation":"append","value":"rd.luks.options=discard"},{"operation":"replace","value":"console=ttyS1,115200n8"}]}`); code != http.StatusCreated {
+		t.Fatalf("PATCH kernel_arguments: %d %s", code, body)
+	}
+	want := strings.ReplaceAll(strings.Replace(liveScript, "console=tty1 console=ttyS0,115200n8", "console=ttyS1,115200n8 rd.luks.options=discard", 1), "ADDR", d.httpAddr)
+	if script := d.get("/boot/52-54-00-00-00-06/script.ipxe"); script != want {
+		t.Errorf("script with the infra-env's kernel arguments:\n%s\nwant:\n%s", script, want)
+	}
 	if got := d.get("/boot/52-54-00-00-00-06/kernel"); got != string(m.Kernel["x86_64"]) {
 		t.Errorf("kernel: %d bytes, not the ISO's vmlinuz (%d)", len(got), len(m.Kernel["x86_64"]))
 	}
