@@ -45,7 +45,11 @@ func (s *Selector) discovery(ctx context.Context, cur *settings, mac net.Hardwar
 	if err != nil {
 		return boot.Choice{}, err
 	}
-	cmdline, err := kernelArgs(applyKernelArgs(prof.Cmdline, in.ie.KernelArguments))
+	cmdline, err := kernelArgs(prof.Cmdline)
+	if err == nil && len(in.ie.KernelArguments) > 0 {
+		cmdline = applyKernelArgs(cmdline, in.ie.KernelArguments)
+		err = ipxe.CheckKernelArgs(cmdline)
+	}
 	if err != nil {
 		return boot.Choice{}, fmt.Errorf("infra-env %s, profile %q: %w", in.ie.ID, prof.Name, err)
 	}
