@@ -65,9 +65,10 @@ e2e-discovery: build
 # binary applies a config, the discovery ISO overlay boots, the installable
 # OS image boots from disk under OVMF (first boot once), and rackboot's
 # Redfish driver drives the BMC emulator in front of a VM, and the install
-# Ignition of boot/installer applied by the real Ignition binary.
+# Ignition of boot/installer applied by the real Ignition binary, and a CoreOS
+# discovery config's remote rackboot-agent fetched and verified by it.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./testbed/osimage
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs, and its
 # install step writing a VM's virtio disk.
