@@ -2,9 +2,11 @@ module github.com/rackboot/rackboot
 
 go 1.26.8
 
-require golang.org/x/sys v0.45.0
-
-require github.com/coreos/stream-metadata-go v0.4.9 // indirect
+require (
+	github.com/coreos/stream-metadata-go v0.4.9
+	github.com/ulikunitz/xz v0.5.17
+	golang.org/x/sys v0.45.0
+)
 
 require (
 	github.com/anishathalye/porcupine v1.3.1
