@@ -197,6 +197,21 @@ func (e *env) wantError(r resp, code int, reasonHas string) {
 	}
 }
 
+// wantInfraError requires upstream's InfraError document with code, as
+// register, get-instructions and post-step-reply answer 401 and 403.
+func (e *env) wantInfraError(r resp, code int, messageHas string) {
+	e.t.Helper()
+	if r.code != code {
+		e.t.Fatalf("status %d (%s), want %d", r.code, r.body, code)
+	}
+	var doc map[string]any
+	r.decode(e.t, &doc)
+	msg, _ := doc["message"].(string)
+	if len(doc) != 2 || doc["code"] != float64(code) || !strings.Contains(msg, messageHas) {
+		e.t.Errorf("InfraError document %s, want {code: %d, message containing %q}", r.body, code, messageHas)
+	}
+}
+
 func (e *env) createCluster() models.Cluster {
 	e.t.Helper()
 	var c models.Cluster
