@@ -26,7 +26,10 @@ func TestFromStreamFindsEachArchitectureInTheMirror(t *testing.T) {
 			if a.ISO.SHA256 != coreostest.FileSHA256(t, m.ISO[arch]) || a.Rootfs.SHA256 != coreostest.FileSHA256(t, m.RootfsFile[arch]) {
 				t.Errorf("%s: sums %+v", name, a)
 			}
-			if err := coreos.Verify(t.Context(), a.ISO, a.Rootfs); err != nil {
+			if a.Metal.Path != m.Metal[arch] || a.Metal.SHA256 != coreostest.FileSHA256(t, m.Metal[arch]) || len(a.MetalUncompressedSHA256) != 64 {
+				t.Errorf("%s: metal %+v %s", name, a.Metal, a.MetalUncompressedSHA256)
+			}
+			if err := coreos.Verify(t.Context(), a.ISO, a.Rootfs, a.Metal); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
 		}

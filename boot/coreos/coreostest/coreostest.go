@@ -7,6 +7,7 @@
 package coreostest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -30,8 +31,10 @@ type Mirror struct {
 	// Kernel, Initrd and Rootfs are the bytes the ISO's pxeboot files
 	// (and the rootfs file) hold, per architecture.
 	Kernel, Initrd, Rootfs map[string][]byte
-	// ISO and RootfsFile are the files of each architecture.
-	ISO, RootfsFile map[string]string
+	// ISO and RootfsFile are the files of each architecture; Metal is
+	// its metal .raw.xz (xz of MetalRaw).
+	ISO, RootfsFile, Metal map[string]string
+	MetalRaw               map[string][]byte
 	// AgentDir holds a stand-in rackboot-agent for amd64 and arm64
 	// (<dir>/<goarch>/rackboot-agent, as make build lays out bin/agent/);
 	// Agent has their bytes by Go architecture.
@@ -53,7 +56,7 @@ func NewMirror(t testing.TB) *Mirror {
 	t.Helper()
 	NeedXorriso(t)
 	m := &Mirror{Dir: t.TempDir(), Kernel: map[string][]byte{}, Initrd: map[string][]byte{}, Rootfs: map[string][]byte{},
-		ISO: map[string]string{}, RootfsFile: map[string]string{}}
+		ISO: map[string]string{}, RootfsFile: map[string]string{}, Metal: map[string]string{}, MetalRaw: map[string][]byte{}}
 	archs := map[string]any{}
 	for _, arch := range []string{"x86_64", "aarch64"} {
 		m.Kernel[arch] = fmt.Appendf(nil, "kernel of %s\n%s", arch, make([]byte, 5000))
@@ -71,7 +74,11 @@ func NewMirror(t testing.TB) *Mirror {
 			"coreos/igninfo.json":       []byte(`{"file": "images/ignition.img"}`),
 		})
 		write(t, m.RootfsFile[arch], m.Rootfs[arch])
-		archs[arch] = archEntry(t, m, arch, isoName, rootfsName)
+		metalName := prefix + "metal." + arch + ".raw.xz"
+		m.MetalRaw[arch] = fmt.Appendf(nil, "metal image of %s\n%s", arch, make([]byte, 64<<10))
+		m.Metal[arch] = filepath.Join(m.Dir, metalName)
+		write(t, m.Metal[arch], xzOf(t, m.MetalRaw[arch]))
+		archs[arch] = archEntry(t, m, arch, isoName, rootfsName, metalName)
 	}
 	doc := map[string]any{"stream": "stable", "metadata": map[string]any{"last-modified": "2025-01-01T00:00:00Z"},
 		"architectures": archs}
@@ -89,7 +96,7 @@ func NewMirror(t testing.TB) *Mirror {
 	return m
 }
 
-func archEntry(t testing.TB, m *Mirror, arch, isoName, rootfsName string) any {
+func archEntry(t testing.TB, m *Mirror, arch, isoName, rootfsName, metalName string) any {
 	base := "https://builds.example.org/prod/streams/stable/builds/" + Release + "/" + arch + "/"
 	art := func(name, path string) map[string]any {
 		return map[string]any{"location": base + name, "signature": base + name + ".sig", "sha256": FileSHA256(t, path)}
@@ -99,6 +106,12 @@ func archEntry(t testing.TB, m *Mirror, arch, isoName, rootfsName string) any {
 		"formats": map[string]any{
 			"iso": map[string]any{"disk": art(isoName, m.ISO[arch])},
 			"pxe": map[string]any{"rootfs": art(rootfsName, m.RootfsFile[arch])},
+			"raw.xz": map[string]any{"disk": func() map[string]any {
+				a := art(metalName, m.Metal[arch])
+				sum := sha256.Sum256(m.MetalRaw[arch])
+				a["uncompressed-sha256"] = hex.EncodeToString(sum[:])
+				return a
+			}()},
 		},
 	}}}
 }
@@ -136,4 +149,17 @@ func writeISO(t testing.TB, out string, tree map[string][]byte) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("xorriso: %v\n%s", err, b)
 	}
+}
+
+// xzOf compresses data with the xz tool (xz-utils), as the metal images
+// are published.
+func xzOf(t testing.TB, data []byte) []byte {
+	t.Helper()
+	cmd := exec.Command("xz", "-c", "-1")
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xz: %v", err)
+	}
+	return out
 }

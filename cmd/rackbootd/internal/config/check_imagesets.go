@@ -107,6 +107,7 @@ func (c *checker) imageSet(base string, f fileImageSet, names map[string]Pos) (I
 	is.Install, ok = c.imageSetInstall(base, f, ok)
 	if live != nil { // the sums checked, from the file or the stream
 		is.Install.ISOSHA256, is.Install.RootfsSHA256 = live.ISOSHA256, live.RootfsSHA256
+		streamDiskImage(&is.Install, live)
 	}
 	if c.ix.has(base + ".thresholds") {
 		o, good := c.thresholdOverride(base+".thresholds", f.Thresholds)

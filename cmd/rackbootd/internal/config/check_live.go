@@ -27,6 +27,10 @@ type Live struct {
 	Rootfs       string
 	RootfsSHA256 string
 	Stream       string // the stream.json used ("" for the pair)
+	// Metal and MetalSHA256 are the stream's metal .raw.xz in the mirror
+	// ("" when it names none): the image set's disk image unless
+	// disk_image names another (see imageSet).
+	Metal, MetalSHA256 string
 	// KernelArgs are the image set's extra live kernel arguments
 	// (kernel_arguments).
 	KernelArgs string
@@ -71,7 +75,7 @@ func (c *checker) live(base string, f fileImageSet, arch string) (*Live, bool) {
 		return nil, false
 	}
 	err := coreos.Verify(context.Background(), coreos.File{Path: l.ISO, SHA256: l.ISOSHA256},
-		coreos.File{Path: l.Rootfs, SHA256: l.RootfsSHA256})
+		coreos.File{Path: l.Rootfs, SHA256: l.RootfsSHA256}, coreos.File{Path: l.Metal, SHA256: l.MetalSHA256})
 	if err != nil {
 		key := map[bool]string{true: ".live_iso", false: ".coreos_stream"}[pair]
 		c.errAt(base+key, "image_set %q: %s", f.Name, err)
@@ -140,6 +144,7 @@ func (c *checker) liveStream(base string, f fileImageSet, l *Live) bool {
 		return false
 	}
 	l.ISO, l.ISOSHA256, l.Rootfs, l.RootfsSHA256 = a.ISO.Path, a.ISO.SHA256, a.Rootfs.Path, a.Rootfs.SHA256
+	l.Metal, l.MetalSHA256 = a.Metal.Path, a.Metal.SHA256
 	return true
 }
 
@@ -189,4 +194,19 @@ func fileSHA512(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// streamDiskImage makes the stream's metal .raw.xz the image set's disk
+// image when it installs (role_ignition_dir or openshift-install given)
+// and disk_image names none: the agent (or coreos-installer) decompresses
+// it while writing; its sha256 is the stream's, checked at load.
+func streamDiskImage(in *ImageSetInstall, l *Live) {
+	if l == nil || l.Metal == "" || in.DiskImage != "" || (in.RoleIgnitionDir == "" && in.OpenShiftInstall == "") {
+		return
+	}
+	fi, err := os.Stat(l.Metal)
+	if err != nil {
+		return // FromStream found it; a file gone since is served as an error
+	}
+	in.DiskImage, in.DiskImageSHA256, in.DiskImageSize = l.Metal, l.MetalSHA256, fi.Size()
 }

@@ -136,3 +136,32 @@ func TestLiveImageSetErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveImageSetStreamMetalIsTheDiskImage: an installing coreos_stream
+// image set without disk_image installs the stream's metal .raw.xz, its
+// sha256 the stream's; one that does not install has no disk image.
+func TestLiveImageSetStreamMetalIsTheDiskImage(t *testing.T) {
+	m := coreostest.NewMirror(t)
+	roles := t.TempDir()
+	doc := liveHead(m) + fmt.Sprintf(`
+[[image_set]]
+name = "fcos"
+coreos_stream = %q
+role_ignition_dir = %q
+
+[[image_set]]
+name = "fcos-discovery"
+coreos_stream = %q
+`, m.Stream, roles, m.Stream)
+	cfg, err := Parse("rackboot.toml", []byte(doc), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := cfg.ImageSets[0].Install
+	if in.DiskImage != m.Metal["x86_64"] || in.DiskImageSHA256 != coreostest.FileSHA256(t, m.Metal["x86_64"]) || in.DiskImageSize == 0 {
+		t.Errorf("disk image %+v", in)
+	}
+	if d := cfg.ImageSets[1].Install.DiskImage; d != "" {
+		t.Errorf("a discovery-only image set installs %s", d)
+	}
+}
