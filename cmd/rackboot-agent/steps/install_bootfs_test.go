@@ -23,7 +23,7 @@ func bootTree(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, data := range map[string]string{
-		"ignition.firstboot":                          "",
+		"ignition.firstboot":                         "",
 		"loader/entries/ostree-1-fedora-coreos.conf": blsEntry,
 	} {
 		p := filepath.Join(dir, name)

@@ -1,9 +1,12 @@
 package steps
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
+	"os/exec"
+	"strings"
 
 	"github.com/ulikunitz/xz"
 )
@@ -53,10 +56,14 @@ func (in *installer) startDecoder(kind string) *decoder {
 }
 
 func (in *installer) decompress(kind string, r io.Reader) error {
+	if bin := in.deps.xzTool(); kind == "xz" && bin != "" {
+		return in.decompressWithTool(bin, r)
+	}
 	var (
 		dec io.Reader
 		err error
 	)
+	r = bufio.NewReaderSize(r, imageBlock) // the Go decoders read in small pieces; a pipe hands each over
 	switch kind {
 	case "xz":
 		dec, err = xz.NewReader(r)
@@ -66,6 +73,40 @@ func (in *installer) decompress(kind string, r io.Reader) error {
 	if err != nil {
 		return final(ErrImage, err, "the %s disk image cannot be decompressed", kind)
 	}
+	return in.writeDecompressed(kind, dec)
+}
+
+// decompressWithTool runs the system's xz (xz-utils, in every CoreOS live
+// image), about twice as fast as the pure-Go decoder on these machines.
+func (in *installer) decompressWithTool(bin string, r io.Reader) error {
+	cmd := exec.Command(bin, "-dc")
+	cmd.Stdin = r
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return final(ErrImage, err, "the xz disk image cannot be decompressed")
+	}
+	if err := cmd.Start(); err != nil {
+		return final(ErrImage, err, "starting %s", bin)
+	}
+	werr := in.writeDecompressed("xz", out)
+	if werr != nil {
+		_ = cmd.Process.Kill()
+	}
+	err = cmd.Wait()
+	switch {
+	case werr != nil:
+		return werr
+	case err != nil:
+		return final(ErrImage, nil, "decompressing the xz disk image failed at byte %d: xz: %s", in.written,
+			strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// writeDecompressed copies the decompressed image from dec to the device.
+func (in *installer) writeDecompressed(kind string, dec io.Reader) error {
 	buf := make([]byte, imageBlock)
 	for {
 		n, rerr := fill(dec, buf)
@@ -104,4 +145,19 @@ func (d *decoder) finish(cause error) error {
 		return err
 	}
 	return nil
+}
+
+// xzTool is the xz binary to decompress with, or "" for the Go decoder.
+func (d Deps) xzTool() string {
+	switch d.XZ {
+	case "none":
+		return ""
+	case "":
+		p, err := exec.LookPath("xz")
+		if err != nil {
+			return ""
+		}
+		return p
+	}
+	return d.XZ
 }

@@ -41,12 +41,13 @@ func compressWith(t *testing.T, tool string, raw []byte) []byte {
 // file's) is decompressed on the fly onto the device, also across a
 // dropped connection resumed with Range on the compressed file.
 func TestInstallDecompressesMetalImages(t *testing.T) {
-	for _, tool := range []string{"xz", "gzip"} {
+	for _, tc := range []struct{ tool, decoder string }{{"xz", ""}, {"xz", "none"}, {"gzip", ""}} {
+		tool := tc.tool
 		for _, drop := range []int{0, 1<<20 + 4321} {
 			raw := noisyImage()
 			cfg := testConfig(500)
 			e := newInstallEnv(t, compressWith(t, tool, raw), cfg)
-			e.dropAfter = drop
+			e.dropAfter, e.xz = drop, tc.decoder
 			dev, _ := e.device(6 << 20)
 			rep := e.run(e.args(dev, nil))
 			if rep.ExitCode != 0 {
@@ -66,15 +67,19 @@ func TestInstallDecompressesMetalImages(t *testing.T) {
 }
 
 // TestInstallRefusesACorruptCompressedImage: bytes that are not the xz
-// stream their magic promises fail the step with the reason.
+// stream their magic promises fail the step with the reason, with the
+// system's xz and with the Go decoder.
 func TestInstallRefusesACorruptCompressedImage(t *testing.T) {
 	img := compressWith(t, "xz", noisyImage())
 	img = img[:len(img)/2] // truncated
-	e := newInstallEnv(t, img, testConfig(0))
-	dev, _ := e.device(6 << 20)
-	rep := e.run(e.args(dev, nil))
-	if last := e.lastStage(); rep.ExitCode == 0 || !strings.Contains(last.ProgressInfo, "xz disk image") {
-		t.Errorf("reply %+v, last stage %+v", rep, last)
+	for _, decoder := range []string{"", "none"} {
+		e := newInstallEnv(t, img, testConfig(0))
+		e.xz = decoder
+		dev, _ := e.device(6 << 20)
+		rep := e.run(e.args(dev, nil))
+		if last := e.lastStage(); rep.ExitCode == 0 || !strings.Contains(last.ProgressInfo, "xz disk image") {
+			t.Errorf("decoder %q: reply %+v, last stage %+v", decoder, rep, last)
+		}
 	}
 }
 

@@ -77,6 +77,7 @@ type installEnv struct {
 	// when empty: a coreos-installer on the test machine's PATH is not
 	// used) and Deps.NetworkDir.
 	coreosInstaller, networkDir string
+	xz                          string // Deps.XZ
 }
 
 func newInstallEnv(t *testing.T, image []byte, config string) *installEnv {
@@ -200,7 +201,7 @@ func (e *installEnv) run(args []string) *models.StepReply {
 		ci = "none"
 	}
 	r := NewRunner(Deps{Install: client, Log: slog.New(slog.NewTextHandler(e, nil)), InstallRetryWait: time.Millisecond,
-		ImageStallTimeout: e.stall, CoreOSInstaller: ci, NetworkDir: e.networkDir})
+		ImageStallTimeout: e.stall, CoreOSInstaller: ci, NetworkDir: e.networkDir, XZ: e.xz})
 	rep := r.Run(context.Background(), &models.Step{StepID: "install-1", StepType: models.StepTypeInstall, Args: args})
 	e.mu.Lock()
 	defer e.mu.Unlock()
