@@ -44,6 +44,7 @@ type InfraEnvPatch struct {
 	Labels                *map[string]string `json:"labels,omitempty"`
 	StaticNetworkSelector *map[string]string `json:"static_network_selector,omitempty"`
 	ImageType             *string            `json:"image_type,omitempty"`
+	KernelArguments       *[]KernelArgument  `json:"kernel_arguments,omitempty"`
 }
 
 // UpdateInfraEnv changes fields of an infra-env.
@@ -77,6 +78,7 @@ func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 	set(&ie.Labels, p.Labels)
 	set(&ie.StaticNetworkSelector, p.StaticNetworkSelector)
 	set(&ie.ImageType, p.ImageType)
+	set(&ie.KernelArguments, p.KernelArguments)
 	put(tx, tx.m.infraEnvs, KindInfraEnv, ie.ID, &ie)
 	return ie, nil
 }

@@ -59,6 +59,16 @@ type InfraEnv struct {
 	StaticNetworkSelector map[string]string `json:"static_network_selector,omitempty"`
 	CPUArchitecture       string            `json:"cpu_architecture,omitempty"`
 	ImageType             string            `json:"image_type,omitempty"`
+	// KernelArguments change the discovery kernel arguments (upstream's
+	// kernel_arguments), applied in order.
+	KernelArguments []KernelArgument `json:"kernel_arguments,omitempty"`
+}
+
+// KernelArgument is one change to the discovery kernel arguments:
+// Operation "append", "replace" or "delete", and the argument.
+type KernelArgument struct {
+	Operation string `json:"operation"`
+	Value     string `json:"value"`
 }
 
 // ClusterNetwork is one pod network block.
@@ -221,6 +231,9 @@ type ImageSet struct {
 	// virtual-media hosts of this image set boot, customised per
 	// infra-env by engine/isoserve ("": none).
 	BaseISO string `json:"base_iso,omitempty"`
+	// LiveRootfs is a CoreOS image set's live rootfs, served at
+	// /images/{name}/rootfs.img for coreos.live.rootfs_url (zero: none).
+	LiveRootfs DiskImage `json:"live_rootfs,omitzero"`
 }
 
 // DiskImage is a raw disk image on the appliance: its path, hex sha256 and

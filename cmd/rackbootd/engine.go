@@ -72,12 +72,18 @@ func (d *daemon) newEngine(ctx context.Context) error {
 // infra-env and profile, and the reservations.
 func selSettings(cfg *config.Config) bootsel.Settings {
 	st := bootsel.Settings{
-		Profiles:        bootsel.NewProfileMap(bootProfiles(cfg)),
+		Profiles:        bootsel.NewProfileMap(append(bootProfiles(cfg), liveProfiles(cfg)...)),
 		DefaultProfile:  cfg.Engine.DefaultProfile,
 		DefaultInfraEnv: cfg.Engine.DefaultInfraEnv,
 	}
 	for _, r := range cfg.DHCP.Reservations {
 		st.Reservations = append(st.Reservations, bootsel.Reservation{MAC: r.MAC, InfraEnv: r.InfraEnv, Hostname: r.Hostname})
+	}
+	for goarch, a := range cfg.Server.Agents {
+		if st.Agents == nil {
+			st.Agents = map[string]bootsel.AgentBinary{}
+		}
+		st.Agents[goarch] = bootsel.AgentBinary{Path: a.Path, SHA512: a.SHA512}
 	}
 	return st
 }

@@ -23,6 +23,8 @@ func (d *daemon) newHTTP() error {
 		Boot:    d.chooser,
 		IPXE:    ipxeFS(d.cfg.TFTP.Root),
 		Images:  d.sel,
+		Rootfs:  d.sel,
+		Agents:  d.sel,
 		Logger:  d.log.With("service", "http"),
 	})
 	if err != nil {

@@ -86,7 +86,7 @@ func infraEnvOut(ie engine.InfraEnv) models.InfraEnv {
 		CPUArchitecture: ie.CPUArchitecture, CreatedAt: dt(ie.CreatedAt), Href: infraEnvHref(ie.ID),
 		ID: ie.ID, IgnitionConfigOverride: ie.IgnitionOverride, Kind: kindInfraEnv, Name: ie.Name,
 		PullSecretSet: ie.PullSecretRef != "", SSHAuthorizedKey: ie.SSHAuthorizedKey,
-		Type: ie.ImageType, UpdatedAt: dt(ie.UpdatedAt),
+		Type: ie.ImageType, UpdatedAt: dt(ie.UpdatedAt), KernelArguments: kernelArgsOut(ie.KernelArguments),
 	}
 	if ie.Proxy != nil {
 		p := *ie.Proxy

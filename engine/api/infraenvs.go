@@ -160,6 +160,11 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.Infra
 	if ie.ImageType == "" {
 		ie.ImageType = imageFull
 	}
+	kargs, err := kernelArgs(p.KernelArguments)
+	if err != nil {
+		return ie, "", err
+	}
+	ie.KernelArguments = kargs
 	if p.ClusterID != nil && *p.ClusterID != "" {
 		if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
 			return ie, "", err
@@ -274,6 +279,16 @@ func infraEnvPatch(ie *engine.InfraEnv, ps *string, p models.InfraEnvUpdateParam
 	}
 	if p.SSHAuthorizedKey != nil {
 		ie.SSHAuthorizedKey, patch.SSHAuthorizedKey = *p.SSHAuthorizedKey, p.SSHAuthorizedKey
+	}
+	if p.KernelArguments != nil {
+		kargs, err := kernelArgs(*p.KernelArguments)
+		if err != nil {
+			return patch, err
+		}
+		if kargs == nil {
+			kargs = []engine.KernelArgument{}
+		}
+		ie.KernelArguments, patch.KernelArguments = kargs, &kargs
 	}
 	if p.IgnitionConfigOverride != nil {
 		ie.IgnitionOverride, patch.IgnitionOverride = *p.IgnitionConfigOverride, p.IgnitionConfigOverride

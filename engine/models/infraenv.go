@@ -19,14 +19,17 @@ type InfraEnv struct {
 	Href                   string   `json:"href"`
 	ID                     string   `json:"id"`
 	IgnitionConfigOverride string   `json:"ignition_config_override,omitempty"`
-	Kind                   string   `json:"kind"`
-	Name                   string   `json:"name"`
-	OpenshiftVersion       string   `json:"openshift_version,omitempty"`
-	Proxy                  *Proxy   `json:"proxy,omitempty"`
-	PullSecretSet          bool     `json:"pull_secret_set,omitempty"`
-	SSHAuthorizedKey       string   `json:"ssh_authorized_key,omitempty"`
-	Type                   string   `json:"type"`
-	UpdatedAt              DateTime `json:"updated_at"`
+	// KernelArguments is, as upstream's, a JSON string: the
+	// KernelArguments list ("" when there are none).
+	KernelArguments  string   `json:"kernel_arguments,omitempty"`
+	Kind             string   `json:"kind"`
+	Name             string   `json:"name"`
+	OpenshiftVersion string   `json:"openshift_version,omitempty"`
+	Proxy            *Proxy   `json:"proxy,omitempty"`
+	PullSecretSet    bool     `json:"pull_secret_set,omitempty"`
+	SSHAuthorizedKey string   `json:"ssh_authorized_key,omitempty"`
+	Type             string   `json:"type"`
+	UpdatedAt        DateTime `json:"updated_at"`
 }
 
 // InfraEnvCreateParams is the body of POST /v2/infra-envs. Name and
@@ -37,11 +40,13 @@ type InfraEnvCreateParams struct {
 	CPUArchitecture        string  `json:"cpu_architecture,omitempty"`
 	IgnitionConfigOverride string  `json:"ignition_config_override,omitempty"`
 	ImageType              string  `json:"image_type,omitempty"`
-	Name                   *string `json:"name"`
-	OpenshiftVersion       string  `json:"openshift_version,omitempty"`
-	Proxy                  *Proxy  `json:"proxy,omitempty"`
-	PullSecret             *string `json:"pull_secret"`
-	SSHAuthorizedKey       *string `json:"ssh_authorized_key,omitempty"`
+	// KernelArguments change the discovery image's kernel arguments.
+	KernelArguments  KernelArguments `json:"kernel_arguments,omitempty"`
+	Name             *string         `json:"name"`
+	OpenshiftVersion string          `json:"openshift_version,omitempty"`
+	Proxy            *Proxy          `json:"proxy,omitempty"`
+	PullSecret       *string         `json:"pull_secret"`
+	SSHAuthorizedKey *string         `json:"ssh_authorized_key,omitempty"`
 	// StaticNetworkConfig holds one NMState document per host; rackboot
 	// keeps them as NMState configs the infra-env selects.
 	StaticNetworkConfig []HostStaticNetworkConfig `json:"static_network_config,omitempty"`
@@ -58,9 +63,11 @@ type InfraEnvUpdateParams struct {
 	AdditionalNtpSources   *string `json:"additional_ntp_sources,omitempty"`
 	IgnitionConfigOverride *string `json:"ignition_config_override,omitempty"`
 	ImageType              *string `json:"image_type,omitempty"`
-	Proxy                  *Proxy  `json:"proxy,omitempty"`
-	PullSecret             *string `json:"pull_secret,omitempty"`
-	SSHAuthorizedKey       *string `json:"ssh_authorized_key,omitempty"`
+	// KernelArguments, when set, replaces the list (empty: none).
+	KernelArguments  *KernelArguments `json:"kernel_arguments,omitempty"`
+	Proxy            *Proxy           `json:"proxy,omitempty"`
+	PullSecret       *string          `json:"pull_secret,omitempty"`
+	SSHAuthorizedKey *string          `json:"ssh_authorized_key,omitempty"`
 	// StaticNetworkConfig, when set, replaces the infra-env's static
 	// network configs (an empty list removes them).
 	StaticNetworkConfig *[]HostStaticNetworkConfig `json:"static_network_config,omitempty"`
@@ -89,3 +96,21 @@ type PresignedURL struct {
 	ExpiresAt DateTime `json:"expires_at,omitempty"`
 	URL       string   `json:"url"`
 }
+
+// KernelArgument is one change to the discovery image's kernel arguments
+// (upstream's kernel_argument): Operation append, replace or delete, and
+// the argument.
+type KernelArgument struct {
+	Operation string `json:"operation"`
+	Value     string `json:"value"`
+}
+
+// KernelArguments is upstream's kernel_arguments list.
+type KernelArguments []KernelArgument
+
+// Kernel argument operations.
+const (
+	KernelArgAppend  = "append"
+	KernelArgReplace = "replace"
+	KernelArgDelete  = "delete"
+)
