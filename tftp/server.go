@@ -66,6 +66,7 @@ type Stats struct {
 	Rejected  uint64 // well-formed requests refused with an ERROR (write, bad path, missing file, busy)
 	Malformed uint64 // packets on the server port that are not a TFTP request
 	Bytes     uint64 // file bytes sent in completed and failed transfers
+	Active    int64  // transfers in progress now
 }
 
 // Server is a read-only TFTP server over an fs.FS. It serves one socket:
@@ -183,6 +184,7 @@ func (s *Server) Stats() Stats {
 		Rejected:  s.rejected.Load(),
 		Malformed: s.malformed.Load(),
 		Bytes:     s.bytes.Load(),
+		Active:    s.active.Load(),
 	}
 }
 
