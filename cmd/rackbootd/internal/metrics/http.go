@@ -75,8 +75,9 @@ func (r *Registry) Instrument(next http.Handler) http.Handler {
 		m.requests.WithLabelValues(rt, method, strconv.Itoa(code)).Inc()
 		m.duration.WithLabelValues(rt, method).Observe(time.Since(start).Seconds())
 		m.bytes.WithLabelValues(rt).Add(float64(cw.n))
+		errs := m.writeErrs.WithLabelValues(rt) // 0 until the first, for rate()
 		if cw.failed {
-			m.writeErrs.WithLabelValues(rt).Inc()
+			errs.Inc()
 		}
 	})
 }

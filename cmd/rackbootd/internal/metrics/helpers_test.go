@@ -1,0 +1,5 @@
+package metrics
+
+import "runtime"
+
+func runtimeVersion() string { return runtime.Version() }
