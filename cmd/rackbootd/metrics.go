@@ -16,17 +16,10 @@ type loopStats struct {
 // are on, and the controllers (docs/metrics.md).
 func (d *daemon) newMetrics() *metrics.Registry {
 	m := metrics.New(version)
+	m.MustRegister(metrics.NewReloads(metrics.Reloads{
+		OK: d.reloadsOK.Load, Failed: d.reloadsFail.Load, LastFailed: d.lastReloadFailed.Load,
+	})...)
 	m.MustRegister(
-		metrics.CounterFunc("config_reloads_total", "Configuration reloads applied.",
-			func() float64 { return float64(d.reloadsOK.Load()) }),
-		metrics.CounterFunc("config_reload_failures_total", "Configuration reloads refused (the running configuration stayed).",
-			func() float64 { return float64(d.reloadsFail.Load()) }),
-		metrics.GaugeFunc("config_last_reload_failed", "1 when the last reload was refused.", func() float64 {
-			if d.lastReloadFailed.Load() {
-				return 1
-			}
-			return 0
-		}),
 		metrics.NewLoops(
 			metrics.Loop{Name: "install", Stats: &d.loops.install},
 			metrics.Loop{Name: "bmh", Stats: &d.loops.bmh},

@@ -61,9 +61,10 @@ rackboot_raft_apply_duration_seconds_count 4
 	}
 }
 
-// TestStateCollector: hosts, clusters and BareMetalHosts are counted by
-// state from the store at scrape time.
-func TestStateCollector(t *testing.T) {
+// stateStore is an engine store with an infra-env, a cluster, two hosts
+// and two BareMetalHosts.
+func stateStore(t *testing.T) *enginetest.Store {
+	t.Helper()
 	st := enginetest.NewStore()
 	apply := func(cmd engine.Command) {
 		t.Helper()
@@ -81,6 +82,13 @@ func TestStateCollector(t *testing.T) {
 	apply(&engine.CreateBareMetalHost{Host: engine.BareMetalHost{Name: "bmh-0", BootMACAddress: "52:54:00:00:00:10"}})
 	apply(&engine.SetBareMetalHostStatus{Name: "bmh-0", Status: engine.BMHStatus{ProvisioningState: "provisioned", OperationalStatus: "OK"}})
 	apply(&engine.CreateBareMetalHost{Host: engine.BareMetalHost{Name: "bmh-1", BootMACAddress: "52:54:00:00:00:11"}})
+	return st
+}
+
+// TestStateCollector: hosts, clusters and BareMetalHosts are counted by
+// state from the store at scrape time.
+func TestStateCollector(t *testing.T) {
+	st := stateStore(t)
 	c := NewState(st)
 	want := `
 # HELP rackboot_infraenvs Infra-envs defined.

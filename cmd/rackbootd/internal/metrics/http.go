@@ -68,6 +68,9 @@ func (r *Registry) Instrument(next http.Handler) http.Handler {
 		cw := &countingWriter{ResponseWriter: w}
 		next.ServeHTTP(cw, req)
 		rt, method := route(req.Pattern), methodLabel(req.Method)
+		if watching(req) {
+			rt += "?watch" // a stream, whose duration is not a latency
+		}
 		code := cw.code
 		if code == 0 {
 			code = http.StatusOK
@@ -92,6 +95,19 @@ func route(pattern string) string {
 		return strings.TrimSpace(p)
 	}
 	return pattern
+}
+
+// watching reports whether req asks for a watch stream (?watch=true on
+// the API's list routes).
+func watching(req *http.Request) bool {
+	if !strings.Contains(req.URL.RawQuery, "watch") {
+		return false
+	}
+	switch req.URL.Query().Get("watch") {
+	case "", "0", "false":
+		return false
+	}
+	return true
 }
 
 // methodLabel keeps the label's values few: a client's invented method is

@@ -189,7 +189,7 @@ func TestScrapeAfterTraffic(t *testing.T) {
 		t.Fatal("TFTP get of a missing file worked")
 	}
 	waitFor(t, "the TFTP transfer to end", func() bool { return tsrv.Stats().Completed == 1 })
-	for _, p := range []string{"/boot/52-54-00-00-00-42/kernel", "/boot/52-54-00-00-00-43/kernel", "/nowhere"} {
+	for _, p := range []string{"/boot/52-54-00-00-00-42/kernel", "/boot/52-54-00-00-00-43/kernel", "/nowhere", "/boot/52-54-00-00-00-42/kernel?watch=true"} {
 		resp, err := http.Get(web.URL + p)
 		if err != nil {
 			t.Fatal(err)
@@ -225,6 +225,7 @@ func TestScrapeAfterTraffic(t *testing.T) {
 		`rackboot_http_response_bytes_total{route="/boot/{mac}/kernel"} 131072`,
 		`rackboot_http_request_duration_seconds_count{method="GET",route="/boot/{mac}/kernel"} 2`,
 		`rackboot_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`rackboot_http_requests_total{code="200",method="GET",route="/boot/{mac}/kernel?watch"} 1`,
 		`rackboot_http_requests_total{code="500",method="POST",route="/api/clusters/{id}"} 1`,
 		`rackboot_http_write_errors_total{route="/boot/{mac}/kernel"} 0`,
 		`rackboot_http_requests_in_flight 1`, // the scrape itself

@@ -54,19 +54,3 @@ func (r *Registry) Handler() http.Handler {
 		EnableOpenMetrics: true,
 	}))
 }
-
-// Counter is a monotonically growing value read at scrape time.
-type Counter func() float64
-
-// Gauge is a value read at scrape time.
-type Gauge func() float64
-
-// CounterFunc returns a counter named rackboot_name that reads f.
-func CounterFunc(name, help string, f Counter) prometheus.Collector {
-	return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, f)
-}
-
-// GaugeFunc returns a gauge named rackboot_name that reads f.
-func GaugeFunc(name, help string, f Gauge) prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, f)
-}
