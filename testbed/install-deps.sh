@@ -23,6 +23,8 @@ packages=(
 	mtools dosfstools gdisk fdisk systemd-boot-efi
 	# the testbed discovery ISO (hybrid BIOS isolinux + UEFI GRUB)
 	xorriso isolinux syslinux-common grub-efi-amd64-bin
+	# promtool checks /metrics and the example alert rules (docs/metrics.md)
+	prometheus
 )
 
 missing=()
@@ -43,8 +45,9 @@ fi
 
 # Debian starts these peers as services on install; rackboot's tests and
 # benchmarks run their own instances inside network namespaces, so the
-# system-wide ones must not hold ports 67/69.
-for svc in tftpd-hpa kea-dhcp4-server nginx; do
+# system-wide ones must not hold ports 67/69. Only promtool of the
+# prometheus package is used: its server need not run.
+for svc in tftpd-hpa kea-dhcp4-server nginx prometheus; do
 	if command -v systemctl >/dev/null && systemctl is-active --quiet "$svc" 2>/dev/null; then
 		systemctl stop "$svc" || true
 	fi
