@@ -109,6 +109,7 @@ func TestDaemonMetrics(t *testing.T) {
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", text)
 	}
+	t.Logf("exposition: %d bytes, %d lines", len(text), strings.Count(text, "\n"))
 	promtooltest.CheckMetrics(t, text)
 	d.stop()
 }
