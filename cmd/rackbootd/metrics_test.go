@@ -59,19 +59,21 @@ func TestDaemonMetrics(t *testing.T) {
 		t.Fatalf("create cluster: %d %s", code, body)
 	}
 
-	// The install controller makes its first pass once it leads; wait for
-	// it rather than for a time.
+	// The install controller makes its first pass once it leads, and the
+	// server counts the TFTP transfer when the client's last ACK arrives,
+	// after the client has the file: wait for both rather than for a time.
 	var text string
 	deadline := time.Now().Add(waitLimit)
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for ; ; <-tick.C {
 		text = d.get("/metrics")
-		if v, _ := sample(text, `rackboot_controller_passes_total{controller="install"}`); v >= 1 {
+		passes, _ := sample(text, `rackboot_controller_passes_total{controller="install"}`)
+		if done, _ := sample(text, "rackboot_tftp_transfers_completed_total"); passes >= 1 && done >= 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the install controller made no pass:\n%s", text)
+			t.Fatalf("no install controller pass or no completed TFTP transfer:\n%s", text)
 		}
 	}
 	want := map[string]float64{

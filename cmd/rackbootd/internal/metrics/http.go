@@ -64,25 +64,39 @@ func (r *Registry) Instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		start := time.Now()
 		m.inFlight.Inc()
-		defer m.inFlight.Dec()
 		cw := &countingWriter{ResponseWriter: w}
+		served := false
+		defer func() {
+			if !served { // the handler panicked (http.ErrAbortHandler cuts a download)
+				cw.failed = true
+			}
+			m.done(req, cw, start)
+		}()
 		next.ServeHTTP(cw, req)
-		rt, method := route(req.Pattern), methodLabel(req.Method)
-		if watching(req) {
-			rt += "?watch" // a stream, whose duration is not a latency
-		}
-		code := cw.code
-		if code == 0 {
-			code = http.StatusOK
-		}
-		m.requests.WithLabelValues(rt, method, strconv.Itoa(code)).Inc()
-		m.duration.WithLabelValues(rt, method).Observe(time.Since(start).Seconds())
-		m.bytes.WithLabelValues(rt).Add(float64(cw.n))
-		errs := m.writeErrs.WithLabelValues(rt) // 0 until the first, for rate()
-		if cw.failed {
-			errs.Inc()
-		}
+		served = true
 	})
+}
+
+// done records a finished request. The in-flight gauge drops first, so
+// that once a request is counted it is no longer in flight.
+func (m *httpMetrics) done(req *http.Request, cw *countingWriter, start time.Time) {
+	m.inFlight.Dec()
+	rt, method := route(req.Pattern), methodLabel(req.Method)
+	if watching(req) {
+		rt += "?watch" // a stream, whose duration is not a latency
+	}
+	code := cw.code
+	if code == 0 {
+		code = http.StatusOK
+	}
+	m.duration.WithLabelValues(rt, method).Observe(time.Since(start).Seconds())
+	m.bytes.WithLabelValues(rt).Add(float64(cw.n))
+	errs := m.writeErrs.WithLabelValues(rt) // 0 until the first, for rate()
+	if cw.failed {
+		errs.Inc()
+	}
+	// Last: a request seen in requests_total is in every other family.
+	m.requests.WithLabelValues(rt, method, strconv.Itoa(code)).Inc()
 }
 
 // route is a ServeMux pattern without its method ("GET /boot/{mac}/kernel"

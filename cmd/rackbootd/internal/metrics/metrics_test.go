@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,17 @@ func wantLines(t *testing.T, text string, lines ...string) {
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", text)
 	}
+}
+
+// sampleValue returns the value of the unlabelled series name.
+func sampleValue(text, name string) (float64, bool) {
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
 }
 
 // serveDHCP runs a full-mode DHCP server over memory leases on a
@@ -177,6 +189,14 @@ func TestScrapeAfterTraffic(t *testing.T) {
 	mux.HandleFunc("POST /api/clusters/{id}", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "broken", http.StatusInternalServerError)
 	})
+	mux.HandleFunc("GET /images/{name}/disk.img", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000000")
+		w.Write(make([]byte, 1000))
+		if err := http.NewResponseController(w).Flush(); err != nil { // through countingWriter's Unwrap
+			t.Errorf("flush: %v", err)
+		}
+		panic(http.ErrAbortHandler) // the source failed mid-download
+	})
 	web := httptest.NewServer(reg.Instrument(mux))
 	defer web.Close()
 
@@ -197,13 +217,32 @@ func TestScrapeAfterTraffic(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
+	if resp, err := http.Get(web.URL + "/images/os/disk.img"); err == nil {
+		if _, err := io.Copy(io.Discard, resp.Body); err == nil {
+			t.Error("a download cut short read to the end")
+		}
+		resp.Body.Close()
+	}
 	resp, err := http.Post(web.URL+"/api/clusters/c1", "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 
-	text := scrape(t, web.URL+"/metrics")
+	// A download sent with sendfile can reach the client before its
+	// handler returns and is counted: wait for the counts.
+	var text string
+	defer func() {
+		if t.Failed() {
+			t.Logf("last scrape:\n%s", text)
+		}
+	}()
+	waitFor(t, "the downloads to be counted", func() bool {
+		text = scrape(t, web.URL+"/metrics")
+		return strings.Contains(text, "\n"+`rackboot_http_requests_total{code="200",method="GET",route="/boot/{mac}/kernel"} 2`+"\n") &&
+			strings.Contains(text, "\n"+`rackboot_http_requests_total{code="200",method="GET",route="/boot/{mac}/kernel?watch"} 1`+"\n") &&
+			strings.Contains(text, "\n"+`rackboot_http_requests_total{code="200",method="GET",route="/images/{name}/disk.img"} 1`+"\n")
+	})
 	wantLines(t, text,
 		`rackboot_build_info{goversion="`+runtimeVersion()+`",version="test"} 1`,
 		`rackboot_dhcp_requests_total{outcome="replied",type="DISCOVER"} 1`,
@@ -228,8 +267,14 @@ func TestScrapeAfterTraffic(t *testing.T) {
 		`rackboot_http_requests_total{code="200",method="GET",route="/boot/{mac}/kernel?watch"} 1`,
 		`rackboot_http_requests_total{code="500",method="POST",route="/api/clusters/{id}"} 1`,
 		`rackboot_http_write_errors_total{route="/boot/{mac}/kernel"} 0`,
-		`rackboot_http_requests_in_flight 1`, // the scrape itself
+		`rackboot_http_write_errors_total{route="/images/{name}/disk.img"} 1`,
+		`rackboot_http_response_bytes_total{route="/images/{name}/disk.img"} 1000`,
 	)
+	// The scrape itself is in flight (an earlier scrape's handler may be
+	// returning still).
+	if v, ok := sampleValue(text, "rackboot_http_requests_in_flight"); !ok || v < 1 {
+		t.Errorf("rackboot_http_requests_in_flight = %v (present %v), want >= 1", v, ok)
+	}
 	for _, family := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "process_open_fds"} {
 		if !strings.Contains(text, "\n# TYPE "+family+" ") {
 			t.Errorf("/metrics lacks the %s family", family)
