@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/raft"
 )
 
 // Stats are counters and gauges of a node, for metrics.
@@ -23,6 +25,11 @@ type Stats struct {
 	// ApplyLatency is how long Apply took on this node, submit to
 	// result, forwarding included.
 	ApplyLatency Histogram
+	// Voters is how many voters the latest configuration has.
+	Voters int
+	// LastContact is when a follower last heard from its leader (zero on
+	// the leader, and before any contact).
+	LastContact time.Time
 }
 
 // Histogram is a cumulative latency histogram in seconds: Buckets[i]
@@ -42,6 +49,16 @@ func (s *Store) Stats() Stats {
 	}
 	st.CommitIndex, _ = strconv.ParseUint(s.raft.Stats()["commit_index"], 10, 64)
 	st.LastSnapshot, st.LastSnapshotIndex = s.lastSnapshot()
+	if servers, err := s.members.servers(); err == nil {
+		for _, srv := range servers {
+			if srv.Suffrage == raft.Voter {
+				st.Voters++
+			}
+		}
+	}
+	if s.raft.State() != raft.Leader {
+		st.LastContact = s.raft.LastContact()
+	}
 	return st
 }
 

@@ -23,7 +23,7 @@ func (f FixedRaft) Stats() cluster.Stats { return cluster.Stats(f) }
 func TestRaftCollector(t *testing.T) {
 	src := FixedRaft{
 		LastIndex: 42, AppliedIndex: 41, CommitIndex: 41, Commands: 30, State: "Follower", Term: 3,
-		LastSnapshot: time.Unix(1700000000, 500e6), LastSnapshotIndex: 40,
+		LastSnapshot: time.Unix(1700000000, 500e6), LastSnapshotIndex: 40, Voters: 3, LastContact: time.Unix(1700000100, 0),
 		ApplyLatency: cluster.Histogram{Bounds: []float64{0.01, 0.1}, Buckets: []uint64{2, 3}, Count: 4, Sum: 1.25},
 	}
 	want := `
@@ -42,6 +42,12 @@ rackboot_raft_commit_index 41
 # HELP rackboot_raft_last_snapshot_timestamp_seconds When the newest raft snapshot on disk was taken (Unix time); absent before the first. Its age is time() minus this.
 # TYPE rackboot_raft_last_snapshot_timestamp_seconds gauge
 rackboot_raft_last_snapshot_timestamp_seconds 1.7000000005e+09
+# HELP rackboot_raft_voters Voters in the latest raft configuration (the rack's appliances; 1 alone).
+# TYPE rackboot_raft_voters gauge
+rackboot_raft_voters 3
+# HELP rackboot_raft_leader_last_contact_timestamp_seconds When this follower last heard from its leader (Unix time); absent on the leader. A follower cut off from the leader shows an old value.
+# TYPE rackboot_raft_leader_last_contact_timestamp_seconds gauge
+rackboot_raft_leader_last_contact_timestamp_seconds 1.7000001e+09
 # HELP rackboot_raft_apply_duration_seconds Time a write took from submission to its result on this node: commit on a quorum (forwarded to the leader from a follower) and apply.
 # TYPE rackboot_raft_apply_duration_seconds histogram
 rackboot_raft_apply_duration_seconds_bucket{le="0.01"} 2
@@ -52,7 +58,8 @@ rackboot_raft_apply_duration_seconds_count 4
 `
 	if err := testutil.CollectAndCompare(NewRaft(src), strings.NewReader(want),
 		"rackboot_raft_state", "rackboot_raft_term", "rackboot_raft_commit_index",
-		"rackboot_raft_last_snapshot_timestamp_seconds", "rackboot_raft_apply_duration_seconds"); err != nil {
+		"rackboot_raft_last_snapshot_timestamp_seconds", "rackboot_raft_apply_duration_seconds",
+		"rackboot_raft_voters", "rackboot_raft_leader_last_contact_timestamp_seconds"); err != nil {
 		t.Error(err)
 	}
 	src.LastSnapshot = time.Time{}

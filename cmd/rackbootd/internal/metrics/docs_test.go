@@ -42,7 +42,7 @@ func families(t *testing.T) map[string]string {
 	var loop engine.LoopStats
 	reg.MustRegister(NewReloads(Reloads{OK: func() uint64 { return 0 }, Failed: func() uint64 { return 0 }, LastFailed: func() bool { return false }})...)
 	reg.MustRegister(NewDHCP(fixedDHCP{}, nil), NewTFTP(fixedTFTP{}), NewLoops(Loop{Name: "install", Stats: &loop}),
-		NewRaft(FixedRaft{State: "Leader", LastSnapshot: time.Unix(1, 0), ApplyLatency: cluster.Histogram{}}))
+		NewRaft(FixedRaft{State: "Follower", LastSnapshot: time.Unix(1, 0), LastContact: time.Unix(1, 0), ApplyLatency: cluster.Histogram{}}))
 	reg.MustRegister(NewState(stateStore(t)))
 	// One request, so that the HTTP families have series.
 	mux := http.NewServeMux()

@@ -15,6 +15,7 @@ type raftCollector struct {
 	src                                    RaftSource
 	last, applied, commit, term, commands  *prometheus.Desc
 	state, snapTime, snapIndex, applyDelay *prometheus.Desc
+	voters, contact                        *prometheus.Desc
 }
 
 // raftStates are the values of rackboot_raft_state's label.
@@ -33,13 +34,16 @@ func NewRaft(src RaftSource) prometheus.Collector {
 		state:     prometheus.NewDesc(name("state"), "1 for the node's current raft state (leader, follower, candidate, shutdown), 0 for the others.", []string{"state"}, nil),
 		snapTime:  desc(name("last_snapshot_timestamp_seconds"), "When the newest raft snapshot on disk was taken (Unix time); absent before the first. Its age is time() minus this."),
 		snapIndex: desc(name("last_snapshot_index"), "Log index of the newest raft snapshot on disk."),
+		voters:    desc(name("voters"), "Voters in the latest raft configuration (the rack's appliances; 1 alone)."),
+		contact: desc(name("leader_last_contact_timestamp_seconds"),
+			"When this follower last heard from its leader (Unix time); absent on the leader. A follower cut off from the leader shows an old value."),
 		applyDelay: desc(name("apply_duration_seconds"),
 			"Time a write took from submission to its result on this node: commit on a quorum (forwarded to the leader from a follower) and apply."),
 	}
 }
 
 func (c *raftCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.last, c.applied, c.commit, c.term, c.commands, c.state, c.snapTime, c.snapIndex, c.applyDelay} {
+	for _, d := range []*prometheus.Desc{c.last, c.applied, c.commit, c.term, c.commands, c.state, c.snapTime, c.snapIndex, c.applyDelay, c.voters, c.contact} {
 		ch <- d
 	}
 }
@@ -64,6 +68,10 @@ func (c *raftCollector) Collect(ch chan<- prometheus.Metric) {
 	if !s.LastSnapshot.IsZero() {
 		gauge(c.snapTime, float64(s.LastSnapshot.UnixMilli())/1000)
 		gauge(c.snapIndex, float64(s.LastSnapshotIndex))
+	}
+	gauge(c.voters, float64(s.Voters))
+	if !s.LastContact.IsZero() {
+		gauge(c.contact, float64(s.LastContact.UnixMilli())/1000)
 	}
 	h := s.ApplyLatency
 	buckets := make(map[float64]uint64, len(h.Bounds))
