@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -244,7 +245,7 @@ func TestScrapeAfterTraffic(t *testing.T) {
 			strings.Contains(text, "\n"+`rackboot_http_requests_total{code="200",method="GET",route="/images/{name}/disk.img"} 1`+"\n")
 	})
 	wantLines(t, text,
-		`rackboot_build_info{goversion="`+runtimeVersion()+`",version="test"} 1`,
+		`rackboot_build_info{goversion="`+runtime.Version()+`",version="test"} 1`,
 		`rackboot_dhcp_requests_total{outcome="replied",type="DISCOVER"} 1`,
 		`rackboot_dhcp_requests_total{outcome="replied",type="REQUEST"} 1`,
 		`rackboot_dhcp_requests_total{outcome="malformed",type="unknown"} 1`,

@@ -1,5 +1,0 @@
-package metrics
-
-import "runtime"
-
-func runtimeVersion() string { return runtime.Version() }
