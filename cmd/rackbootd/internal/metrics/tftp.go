@@ -32,6 +32,7 @@ func NewTFTP(src TFTPSource) prometheus.Collector {
 	counter("requests_rejected_total", "TFTP requests refused with an error packet (write, bad path, missing file, busy).", func(s tftp.Stats) uint64 { return s.Rejected })
 	counter("malformed_total", "Packets on the TFTP port that are not a request.", func(s tftp.Stats) uint64 { return s.Malformed })
 	counter("size_probes_total", "Option negotiations a client ended before the data (UEFI PXE asks the size first).", func(s tftp.Stats) uint64 { return s.Probes })
+	counter("duplicate_requests_total", "Requests repeating a transfer in progress (same client, port and file), answered by that transfer.", func(s tftp.Stats) uint64 { return s.Duplicates })
 	counter("sent_bytes_total", "File bytes sent over TFTP.", func(s tftp.Stats) uint64 { return s.Bytes })
 	c.active = desc(tftpName("transfers_active"), "TFTP transfers in progress now.")
 	return c
