@@ -57,6 +57,9 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	if err := d.newBMH(); err != nil {
 		return err
 	}
+	if err := d.newKube(); err != nil {
+		return err
+	}
 	h, err := api.New(d.apiOpts)
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
@@ -85,6 +88,7 @@ func selSettings(cfg *config.Config) bootsel.Settings {
 func (d *daemon) runEngine(ctx context.Context) {
 	d.runBMH(ctx)
 	d.runInstall(ctx)
+	d.runKube(ctx)
 	d.wg.Add(4)
 	go func() {
 		defer d.wg.Done()
