@@ -54,6 +54,30 @@ func (n *nudger) run() {
 		}
 		n.pending = false
 		n.mu.Unlock()
-		_ = n.r.Barrier(nudgeTimeout).Error()
+		if !n.barrier() {
+			n.mu.Lock()
+			n.running = false
+			n.mu.Unlock()
+			return
+		}
+	}
+}
+
+// barrier appends a barrier and waits for it to commit, or until the node
+// stops (false). A barrier raft accepted just before it shut down may
+// never be answered: waiting for it would hold Close up for good. The
+// goroutine left waiting then ends if raft ever answers.
+func (n *nudger) barrier() bool {
+	f := n.r.Barrier(nudgeTimeout)
+	done := make(chan struct{})
+	go func() {
+		_ = f.Error()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-n.stop:
+		return false
 	}
 }
