@@ -4,6 +4,8 @@ go 1.26.8
 
 require golang.org/x/sys v0.45.0
 
+require github.com/systemd/slog-journal v0.1.2 // indirect
+
 require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/armon/go-metrics v0.4.1 // indirect
