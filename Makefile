@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha e2e-systemd bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
 all: build
 
@@ -49,6 +49,15 @@ e2e-bmc: build
 e2e-ha: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v ./testbed/ha/...
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestHA' ./testbed/e2e/
+
+# The package under the real systemd: a Debian VM (debootstrap from the
+# apt mirror, cached in .cache/testbed/systemd-vm) with systemd as PID 1
+# installs what make package built, then enable --now, reload, watchdog,
+# journal fields, upgrade, the rack drop-in, remove and purge
+# (docs/systemd.md). Not part of check: see docs/systemd.md for its time.
+e2e-systemd: package
+	RACKBOOT_E2E_SYSTEMD=1 RACKBOOT_DEB=$(abspath dist/rackboot_$(shell ./packaging/debian-version.sh $(VERSION))_$(shell dpkg --print-architecture).deb) \
+		$(GO) test -count=1 -timeout 60m -v -run TestPackageUnderSystemd ./testbed/systemdvm/
 
 # Discovery: VMs boot the discovery image, register, are validated and approved.
 e2e-discovery: build

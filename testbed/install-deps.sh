@@ -23,6 +23,8 @@ packages=(
 	mtools dosfstools gdisk fdisk systemd-boot-efi
 	# the testbed discovery ISO (hybrid BIOS isolinux + UEFI GRUB)
 	xorriso isolinux syslinux-common grub-efi-amd64-bin
+	# make e2e-systemd: a Debian root file system for a VM with systemd as PID 1
+	debootstrap e2fsprogs
 )
 
 missing=()
