@@ -143,6 +143,7 @@ func enableNow(g guest, _ debs) {
 
 func reloadKeeps(g guest, _ debs) {
 	v := g.vars(lease + `ip0=$(lease c0); echo ip0=$ip0
+ip -n client addr add $ip0/24 dev c0
 echo pid_before=$(systemctl show -P MainPID rackbootd)
 rm -f /tmp/kernel
 ip netns exec client curl -sS --limit-rate 256k -o /tmp/kernel http://10.99.0.1:8080/boot/` + mac0 + `/kernel 2>/tmp/curl.err &
