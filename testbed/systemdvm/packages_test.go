@@ -97,7 +97,7 @@ const (
 )
 
 // config is /etc/rackboot/rackboot.toml in the VM: full-mode DHCP on br0,
-// TFTP, HTTP boot with a default profile whose kernel is 8 MiB (a transfer
+// TFTP, HTTP boot with a default profile whose kernel is 16 MiB (a transfer
 // that lasts across a reload), debug logging (one record per DHCP reply).
 const config = `[server]
 data_dir = "/var/lib/rackboot"
@@ -172,6 +172,6 @@ ip -n client link set c1 address %s
 ip -n client link set c0 up
 ip -n client link set c1 up
 mkdir -p /srv/rackboot
-head -c 8388608 /dev/urandom >/srv/rackboot/vmlinuz
+head -c 16777216 /dev/urandom >/srv/rackboot/vmlinuz
 head -c 4096 /dev/urandom >/srv/rackboot/initrd.img
 `, mac0, mac1)
