@@ -166,6 +166,22 @@ func TestVerifyRack(t *testing.T) {
 	}
 }
 
+// TestVerifyRackCatchesMistakes shows that systemd-analyze verify reads
+// the staged drop-in: a misspelt key in it is reported.
+func TestVerifyRackCatchesMistakes(t *testing.T) {
+	path := stageRackUnit(t)
+	dropIn := filepath.Join(path+".d", "rack.conf")
+	data, _ := os.ReadFile(dropIn)
+	data = bytes.Replace(data, []byte("ProcSubset=all"), []byte("ProcSubst=all"), 1)
+	if err := os.WriteFile(dropIn, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command("systemd-analyze", "verify", path).CombinedOutput()
+	if !strings.Contains(string(out), "Unknown key 'ProcSubst'") {
+		t.Fatalf("a misspelt key in the drop-in went unnoticed: %q", out)
+	}
+}
+
 // exposure is what systemd-analyze security --offline says of a unit file:
 // the lines of the settings it counts against the unit ("✗ ...") and the
 // overall score line.
