@@ -52,12 +52,12 @@ e2e-ha: build
 
 # The package under the real systemd: a Debian VM (debootstrap from the
 # apt mirror, cached in .cache/testbed/systemd-vm) with systemd as PID 1
-# installs what make package built, then enable --now, reload, watchdog,
+# installs the package make package builds, then enable --now, reload, watchdog,
 # journal fields, upgrade, the rack drop-in, remove and purge
 # (docs/systemd.md). Not part of check: see docs/systemd.md for its time.
-e2e-systemd: package
-	RACKBOOT_E2E_SYSTEMD=1 RACKBOOT_DEB=$(abspath dist/rackboot_$(shell ./packaging/debian-version.sh $(VERSION))_$(shell dpkg --print-architecture).deb) \
-		$(GO) test -count=1 -timeout 60m -v -run TestPackageUnderSystemd ./testbed/systemdvm/
+e2e-systemd: build
+	deb=$$(./packaging/build-deb.sh $(VERSION)) && \
+	RACKBOOT_E2E_SYSTEMD=1 RACKBOOT_DEB=$$(realpath $$deb) $(GO) test -count=1 -timeout 60m -v -run TestPackageUnderSystemd ./testbed/systemdvm/
 
 # Discovery: VMs boot the discovery image, register, are validated and approved.
 e2e-discovery: build
