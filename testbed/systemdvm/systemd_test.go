@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,13 +192,15 @@ echo reloaded=$(journalctl -u rackbootd -o cat --no-pager | grep -c 'dhcp config
 func journalFields(g guest, _ debs) {
 	out := g.must("journalctl -u rackbootd -o json", "journalctl -u rackbootd -o json --no-pager")
 	var started, replied bool
+	var seen []string // the daemon's entries, without the journal's own fields
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var e map[string]any
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e["_COMM"] != "rackbootd" {
 			continue
 		}
+		seen = append(seen, ownFields(e))
 		msg, _ := e["MESSAGE"].(string)
 		switch {
 		case strings.HasPrefix(msg, "rackbootd started") && e["DHCP"] == "full" && e["HTTP"] == ":8080" && e["PRIORITY"] == "6":
@@ -206,17 +209,33 @@ func journalFields(g guest, _ debs) {
 			replied = true
 		}
 	}
+	if len(seen) > 8 {
+		seen = seen[:8]
+	}
 	if !started {
-		g.t.Errorf(`journalctl -u rackbootd -o json has no "rackbootd started" entry with DHCP=full, HTTP=:8080, PRIORITY=6:\n%s`, tail(out, 20))
+		g.t.Errorf("journalctl -u rackbootd -o json has no \"rackbootd started\" entry with the fields DHCP=full, HTTP=:8080, PRIORITY=6; its first entries:\n%s", strings.Join(seen, "\n"))
 	}
 	if !replied {
-		g.t.Errorf(`journalctl -u rackbootd -o json has no "replied" entry with MAC=%s TYPE=ACK XID=...:\n%s`, mac0, tail(out, 20))
+		g.t.Errorf("journalctl -u rackbootd -o json has no \"replied\" entry with the fields MAC=%s TYPE=ACK XID=...", mac0)
 	}
 	// The plain journal still reads as the text format did.
 	text := g.must("journalctl -u rackbootd", "journalctl -u rackbootd -o cat --no-pager | grep '^replied' | tail -1")
 	if !strings.Contains(text, "mac="+mac0) {
 		g.t.Errorf("journalctl -u rackbootd shows DHCP replies without their attributes: %q", text)
 	}
+}
+
+// ownFields is an entry's fields other than the journal's own (those
+// starting with "_"), sorted, as "KEY=value ...".
+func ownFields(e map[string]any) string {
+	var f []string
+	for k, v := range e {
+		if !strings.HasPrefix(k, "_") && k != "SYSLOG_FACILITY" && k != "SYSLOG_IDENTIFIER" {
+			f = append(f, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	slices.Sort(f)
+	return strings.Join(f, " ")
 }
 
 // watchdog stops the daemon (SIGSTOP): it sends no WATCHDOG=1, and systemd
