@@ -11,7 +11,7 @@ CMDS := rackbootd rackbootctl rackboot-agent
 # ([server] agent_dir, docs/coreos.md).
 AGENT_ARCHS := amd64 arm64
 
-.PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha e2e-systemd bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
 all: build
 
@@ -56,6 +56,15 @@ e2e-bmc: build
 e2e-ha: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v ./testbed/ha/...
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestHA' ./testbed/e2e/
+
+# The package under the real systemd: a Debian VM (debootstrap from the
+# apt mirror, cached in .cache/testbed/systemd-vm) with systemd as PID 1
+# installs the package make package builds, then enable --now, reload, watchdog,
+# journal fields, upgrade, the rack drop-in, remove and purge
+# (docs/systemd.md). Not part of check: see docs/systemd.md for its time.
+e2e-systemd: build
+	deb=$$(./packaging/build-deb.sh $(VERSION)) && \
+	RACKBOOT_E2E_SYSTEMD=1 RACKBOOT_DEB=$$(realpath $$deb) $(GO) test -count=1 -timeout 60m -v -run TestPackageUnderSystemd ./testbed/systemdvm/
 
 # Discovery: VMs boot the discovery image, register, are validated and approved.
 e2e-discovery: build

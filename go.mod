@@ -42,6 +42,8 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
 
+require github.com/systemd/slog-journal v0.1.2
+
 require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/armon/go-metrics v0.4.1 // indirect

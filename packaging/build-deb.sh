@@ -36,6 +36,9 @@ for a in amd64 arm64; do
 	fi
 done
 install -D -m 0644 "$top/systemd/rackbootd.service" "$root/lib/systemd/system/rackbootd.service"
+# The rack drop-in, enabled by the operator of a rack with a service address
+# (docs/systemd.md): not in rackbootd.service.d/ so that it is off by default.
+install -D -m 0644 "$top/systemd/rackbootd-rack.conf" "$root/usr/share/rackboot/systemd/rack.conf"
 install -D -m 0644 "$top/systemd/rackboot-sysusers.conf" "$root/usr/lib/sysusers.d/rackboot.conf"
 install -D -m 0644 "$top/systemd/rackboot-tmpfiles.conf" "$root/usr/lib/tmpfiles.d/rackboot.conf"
 install -D -m 0644 "$here/rackboot.toml" "$root/etc/rackboot/rackboot.toml"

@@ -131,6 +131,7 @@ func checkContents(t *testing.T, listing string) {
 		"./lib/systemd/system/rackbootd.service": "-rw-r--r--",
 		"./etc/rackboot/rackboot.toml":           "-rw-r--r--",
 		"./usr/lib/sysusers.d/rackboot.conf":     "-rw-r--r--",
+		"./usr/share/rackboot/systemd/rack.conf": "-rw-r--r--",
 		"./usr/lib/tmpfiles.d/rackboot.conf":     "-rw-r--r--",
 		"./usr/share/doc/rackboot/config.md":     "-rw-r--r--",
 	}
@@ -157,6 +158,7 @@ func TestInstalledFiles(t *testing.T) {
 		"etc/rackboot/rackboot.toml":           "rackboot.toml",
 		"lib/systemd/system/rackbootd.service": "../systemd/rackbootd.service",
 		"usr/lib/sysusers.d/rackboot.conf":     "../systemd/rackboot-sysusers.conf",
+		"usr/share/rackboot/systemd/rack.conf": "../systemd/rackbootd-rack.conf",
 		"usr/lib/tmpfiles.d/rackboot.conf":     "../systemd/rackboot-tmpfiles.conf",
 	} {
 		a, err1 := os.ReadFile(filepath.Join(root, installed))

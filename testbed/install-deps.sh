@@ -31,6 +31,8 @@ packages=(
 	e2fsprogs xz-utils gzip
 	# promtool checks /metrics and the example alert rules (docs/metrics.md)
 	prometheus
+	# make e2e-systemd: a Debian root file system for a VM with systemd as PID 1
+	debootstrap
 )
 
 missing=()
