@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 
+	"github.com/rackboot/rackboot/cluster/logtest"
 	"github.com/rackboot/rackboot/engine"
 )
 
@@ -104,29 +105,6 @@ func TestOneVoterOpensOlderTCPConfiguration(t *testing.T) {
 	must(t, s, &engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ieID, Name: "ie"}})
 }
 
-// appendEntry writes a command entry at the end of a stopped node's log,
-// in its current term: what a peer that reached the log could commit.
-func appendEntry(t *testing.T, dir string, data []byte) uint64 {
-	t.Helper()
-	logs, err := raftboltdb.NewBoltStore(filepath.Join(dir, "raft", "raft.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logs.Close()
-	last, err := logs.LastIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	term, err := logs.GetUint64([]byte("CurrentTerm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := logs.StoreLog(&raft.Log{Index: last + 1, Term: term, Type: raft.LogCommand, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	return last + 1
-}
-
 // An entry that does not decode, however it got into the log, stops the
 // node with an error naming it instead of a panic on every start; the
 // state before it is kept, and TruncateLog is the way out.
@@ -137,7 +115,7 @@ func TestUndecodableEntryHaltsAndTruncateRecovers(t *testing.T) {
 	want := dump(s)
 	s.Close()
 
-	bad := appendEntry(t, dir, []byte{255, 1, '{', '}'})
+	bad := logtest.AppendCommand(t, dir, []byte{255, 1, '{', '}'})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := Open(ctx, testConfig(dir))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackboot/rackboot/cluster/logtest"
 	"github.com/rackboot/rackboot/engine"
 )
 
@@ -166,7 +167,7 @@ func TestRecoverStopsAtUndecodableEntry(t *testing.T) {
 	must(t, s, &engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ieID, Name: "ie"}})
 	want := dump(s)
 	s.Close()
-	bad := appendEntry(t, dir, []byte{255, 1, '{', '}'})
+	bad := logtest.AppendCommand(t, dir, []byte{255, 1, '{', '}'})
 	snaps := func() int {
 		entries, _ := os.ReadDir(filepath.Join(dir, "raft", "snapshots"))
 		return len(entries)

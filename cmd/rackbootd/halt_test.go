@@ -7,33 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"github.com/rackboot/rackboot/cluster/logtest"
 )
-
-// appendLogEntry writes a command entry at the end of a stopped daemon's
-// raft log, in its current term: what a peer that reached the log could
-// have committed. It returns the entry's index.
-func appendLogEntry(t *testing.T, dataDir string, data []byte) uint64 {
-	t.Helper()
-	logs, err := raftboltdb.NewBoltStore(filepath.Join(dataDir, "raft", "raft.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logs.Close()
-	last, err := logs.LastIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	term, err := logs.GetUint64([]byte("CurrentTerm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := logs.StoreLog(&raft.Log{Index: last + 1, Term: term, Type: raft.LogCommand, Data: data}); err != nil {
-		t.Fatal(err)
-	}
-	return last + 1
-}
 
 // A raft log entry rackbootd cannot decode stops it with exit status 78
 // (which the unit does not restart) and a message naming the entry and the
@@ -45,7 +20,7 @@ func TestUndecodableLogEntryStopsWithWayOut(t *testing.T) {
 	id := d.createInfraEnv("kept")
 	d.stop()
 
-	bad := appendLogEntry(t, filepath.Join(d.dir, "state"), []byte{250, 1, '{', '}'})
+	bad := logtest.AppendCommand(t, filepath.Join(d.dir, "state"), []byte{250, 1, '{', '}'})
 	_, stderr, code := runBinary(t, d.dir, "--config", "rackboot.toml")
 	if code != exitHalted {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitHalted, stderr)
