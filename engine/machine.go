@@ -69,6 +69,15 @@ func (s *Machine) applyCommand(index, term uint64, cmd Command) Result {
 	return Result{Value: v, Err: err}
 }
 
+// Check checks cmd against the model (Model.Check) under the read lock:
+// a Store calls it before it appends cmd, so a refused command costs no
+// log entry.
+func (s *Machine) Check(cmd Command) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.m.Check(cmd)
+}
+
 // Read calls fn with the model under the read lock.
 func (s *Machine) Read(fn func(m *Model)) {
 	s.mu.RLock()

@@ -32,6 +32,7 @@ type Tx struct {
 	changes []Change
 	quiet   bool // nobody subscribed, or loading a snapshot: no changes
 	writes  int  // changes made, recorded or not
+	dry     bool // a check (Model.Check): the first write ends it
 }
 
 // metaObject is an object that carries Meta.
@@ -42,6 +43,7 @@ func put[T any, P interface {
 	*T
 	metaObject
 }](tx *Tx, objs map[string]*T, kind Kind, id string, v *T) {
+	tx.write()
 	meta := P(v).meta()
 	if old, ok := objs[id]; ok {
 		meta.CreatedAt = P(old).meta().CreatedAt
@@ -56,6 +58,7 @@ func put[T any, P interface {
 
 // del removes id from objs.
 func del[T any](tx *Tx, objs map[string]*T, kind Kind, id string) {
+	tx.write()
 	delete(objs, id)
 	tx.changed(kind, id, true)
 }
@@ -71,6 +74,7 @@ func (tx *Tx) changed(kind Kind, id string, deleted bool) {
 // appendEvent stores e with the next sequence number, dropping the oldest
 // event beyond MaxEvents.
 func (tx *Tx) appendEvent(e Event) uint64 {
+	tx.write()
 	m := tx.m
 	e.Seq = m.nextEvent
 	m.nextEvent++
@@ -88,6 +92,7 @@ func (tx *Tx) appendEvent(e Event) uint64 {
 
 // putLease stores l with the replacement rules of dhcp.Leases.Commit.
 func (tx *Tx) putLease(l dhcp.Lease) {
+	tx.write()
 	m := tx.m
 	tx.removeLease(l.IP)
 	if !l.Declined() {
@@ -101,6 +106,7 @@ func (tx *Tx) putLease(l dhcp.Lease) {
 }
 
 func (tx *Tx) removeLease(ip netip.Addr) {
+	tx.write()
 	m := tx.m
 	old, ok := m.leases[ip]
 	if !ok {

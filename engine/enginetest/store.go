@@ -30,7 +30,8 @@ func NewStoreAt(now func() time.Time) *Store {
 	return &Store{mach: engine.NewMachine(), now: now}
 }
 
-// Apply encodes cmd, decodes it again and applies it.
+// Apply checks cmd against the model, encodes it, decodes it again and
+// applies it.
 func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -39,6 +40,9 @@ func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	defer s.mu.Unlock()
 	if cmd.Time().IsZero() {
 		cmd.SetTime(s.now())
+	}
+	if err := s.mach.Check(cmd); err != nil {
+		return nil, err // refused: nothing appended, as cluster.Store
 	}
 	data, err := engine.Encode(cmd)
 	if err != nil {

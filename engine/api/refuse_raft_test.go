@@ -1,0 +1,112 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/cluster"
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+// refusedPassword is the password of refused requests: it must reach
+// neither the log nor a Secret.
+const refusedPassword = "Refused-Bmc-Pa55word"
+
+// newRaftBMHEnv is an API with a sealer over the replicated store in dir.
+func newRaftBMHEnv(t *testing.T, dir string) (*env, *cluster.Store) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := cluster.Open(ctx, cluster.Config{DataDir: dir, HeartbeatTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := engine.NewSealer(bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := auth.NewKeyRing()
+	if _, err := keys.Generate(); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	var h http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	h, err = New(Options{Store: st, AdminToken: testAdmin, Keys: keys, ServiceURL: srv.URL, Sealer: sealer,
+		Log: slog.New(slog.NewJSONHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, store: st, srv: srv, logs: logs, keys: keys, seen: &syncBuffer{}}, st
+}
+
+// A refused BareMetalHost (created or patched, through the API as
+// rackbootctl create bmh -f does) writes nothing: no log entry, no
+// credentials Secret, and its password is nowhere in raft.db.
+func TestRefusedBareMetalHostWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	e, st := newRaftBMHEnv(t, dir)
+	e.must(adminCred(), 201, "POST", "/baremetal-hosts", sno1())
+	var sec engine.Secret
+	st.Read(func(m *engine.Model) { sec, _ = m.Secret("sno1-bmc-secret") })
+
+	refused := map[string]func(b map[string]any){
+		"password in the address": func(b map[string]any) {
+			b["spec"].(map[string]any)["bmc"].(map[string]any)["address"] = "redfish://root:" + refusedPassword + "@10.0.0.5/redfish/v1/Systems/1"
+		},
+		"bad MAC":         func(b map[string]any) { b["spec"].(map[string]any)["bootMACAddress"] = "94:40" },
+		"upper-case name": func(b map[string]any) { b["metadata"].(map[string]any)["name"] = "SNO2" },
+		"bad cleaning":    func(b map[string]any) { b["spec"].(map[string]any)["automatedCleaningMode"] = "always" },
+	}
+	for name, mod := range refused {
+		b := sno1()
+		b["metadata"].(map[string]any)["name"] = "sno2"
+		b["spec"].(map[string]any)["bmc"].(map[string]any)["credentialsName"] = "sno2-bmc-secret"
+		b["credentials"] = map[string]string{"username": "root", "password": refusedPassword}
+		mod(b)
+		before := st.Stats().LastIndex
+		e.wantError(e.do(adminCred(), "POST", "/baremetal-hosts", b), 400, "")
+		if after := st.Stats().LastIndex; after != before {
+			t.Errorf("create, %s: refused, yet the log grew from %d to %d", name, before, after)
+		}
+		st.Read(func(m *engine.Model) {
+			if _, ok := m.Secret("sno2-bmc-secret"); ok {
+				t.Errorf("create, %s: the refused BMH left its credentials secret", name)
+			}
+		})
+	}
+
+	before := st.Stats().LastIndex
+	e.wantError(e.do(adminCred(), "PATCH", "/baremetal-hosts/sno1", map[string]any{
+		"spec":        map[string]any{"bmc": map[string]any{"address": "redfish://root:" + refusedPassword + "@10.0.0.5/"}},
+		"credentials": map[string]string{"username": "root", "password": refusedPassword},
+	}), 400, "credentials in the address")
+	if after := st.Stats().LastIndex; after != before {
+		t.Errorf("patch: refused, yet the log grew from %d to %d", before, after)
+	}
+	st.Read(func(m *engine.Model) {
+		if now, _ := m.Secret("sno1-bmc-secret"); now.Revision != sec.Revision {
+			t.Errorf("patch: the refused change rewrote the credentials secret (revision %d, was %d)", now.Revision, sec.Revision)
+		}
+	})
+
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(filepath.Join(dir, "raft", "raft.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(db, []byte(refusedPassword)) {
+		t.Error("raft.db holds the password of a refused request")
+	}
+}
