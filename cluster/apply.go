@@ -16,7 +16,7 @@ import (
 
 // Apply stamps cmd (when it has no time), checks it against this node's
 // model (a refused command returns its domain error and is not appended),
-// has the leader append it to the
+// seals the secret values it carries (Config.Sealer), has the leader append it to the
 // raft log (forwarding it when this node follows) and returns its result
 // once it is applied on this node: the same value and domain error on
 // every node. While an election runs it retries, up to ctx's deadline or
@@ -27,6 +27,9 @@ func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	}
 	if err := s.fsm.mach.Check(cmd); err != nil {
 		return nil, err // refused here: nothing is appended (applying checks again)
+	}
+	if err := s.fsm.mach.Seal(cmd); err != nil {
+		return nil, fmt.Errorf("cluster: apply command %d: %w", cmd.Type(), err)
 	}
 	data, err := engine.Encode(cmd)
 	if err != nil {

@@ -21,10 +21,11 @@ type Result struct {
 // feed: the state machine a Store replicates. Apply must be called from one
 // goroutine at a time, in log order.
 type Machine struct {
-	mu    sync.RWMutex
-	m     *Model
-	codec *Codec
-	feed  feed
+	mu     sync.RWMutex
+	m      *Model
+	codec  *Codec
+	feed   feed
+	sealer *Sealer // sealstore.go
 }
 
 // NewMachine returns a machine holding an empty model.
@@ -112,6 +113,7 @@ func (s *Machine) Clone() *Model {
 // may have changed.
 func (s *Machine) Restore(m *Model) {
 	s.mu.Lock()
+	m.sealer = s.sealer
 	s.m = m
 	index := m.index
 	s.mu.Unlock()

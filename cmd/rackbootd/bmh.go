@@ -18,14 +18,11 @@ type bmhParts struct {
 	iso    *isoserve.Server
 }
 
-// newBMH loads (or creates) the credentials sealing key, hands it to the
-// API and builds the ISO server over the boot selector's configs. It runs
-// in newEngine, before the API is built.
+// newBMH hands the sealing key (loaded by openStore) to the API and builds
+// the ISO server over the boot selector's configs. It runs in newEngine,
+// before the API is built.
 func (d *daemon) newBMH() error {
-	sealer, err := d.loadSealer()
-	if err != nil {
-		return fmt.Errorf("BMC credentials key: %w", err)
-	}
+	sealer := d.bmh.sealer
 	srv, err := isoserve.New(isoserve.Options{
 		Store: d.store, Keys: d.apiOpts.Keys, BaseURL: d.cfg.BaseURL(), Ignition: d.sel,
 		Log: d.log.With("service", "iso"),
@@ -70,7 +67,8 @@ func (d *daemon) runBMH(ctx context.Context) {
 	}()
 }
 
-// loadSealer returns the sealer of BMC credentials: the rack's shared key
+// loadSealer returns the sealer of every secret (BMC credentials, pull
+// secrets, signing keys, install credentials): the rack's shared key
 // ([cluster] secrets_key) on a rack member, else this appliance's own key
 // in data_dir (created on first start). A rack member without the shared
 // key says that other appliances will not open what it seals.
@@ -79,7 +77,7 @@ func (d *daemon) loadSealer() (*engine.Sealer, error) {
 		return engine.LoadSealer(cl.SecretsKey)
 	}
 	if d.cfg.Cluster != nil {
-		d.log.Warn("BMC credentials are sealed with this appliance's own key: other appliances of the rack cannot open them after a failover; set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)")
+		d.log.Warn("secrets are sealed with this appliance's own key: other appliances of the rack cannot open them after a failover; set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)")
 	}
 	return engine.LoadOrCreateSealer(d.cfg.Server.DataDir)
 }

@@ -13,28 +13,45 @@ import (
 
 	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/engine"
-	"github.com/rackboot/rackboot/engine/auth"
 )
 
 // refusedPassword is the password of refused requests: it must reach
 // neither the log nor a Secret.
 const refusedPassword = "Refused-Bmc-Pa55word"
 
-// newRaftBMHEnv is an API with a sealer over the replicated store in dir.
-func newRaftBMHEnv(t *testing.T, dir string) (*env, *cluster.Store) {
+// openSealedStore opens the replicated store in dir as rackbootd does:
+// its secrets sealed with sealer (nil: none).
+func openSealedStore(t *testing.T, dir string, sealer *engine.Sealer) *cluster.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := cluster.Open(ctx, cluster.Config{DataDir: dir, HeartbeatTimeout: 50 * time.Millisecond})
+	st, err := cluster.Open(ctx, cluster.Config{DataDir: dir, HeartbeatTimeout: 50 * time.Millisecond, Sealer: sealer})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func testSealer(t *testing.T) *engine.Sealer {
+	t.Helper()
 	sealer, err := engine.NewSealer(bytes.Repeat([]byte{9}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := auth.NewKeyRing()
-	if _, err := keys.Generate(); err != nil {
+	return sealer
+}
+
+// newRaftBMHEnv is an API with a sealer over the replicated store in dir,
+// wired as rackbootd wires them; the ring signing tokens is the store's.
+func newRaftBMHEnv(t *testing.T, dir string) (*env, *cluster.Store) {
+	t.Helper()
+	sealer := testSealer(t)
+	st := openSealedStore(t, dir, sealer)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	keys, err := engine.LoadKeyRing(ctx, st)
+	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
