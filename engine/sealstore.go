@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 )
@@ -115,4 +117,39 @@ func (m *Model) open(name, key string, v []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s/%s: no sealing key", ErrUnseal, name, key)
 	}
 	return m.sealer.Open(name, key, v)
+}
+
+// SealStoredSecrets seals the secret values an older rackboot stored in
+// clear: each such secret is written again, sealed, unless it changed in
+// between (PutSecret's IfRevision). It returns how many it sealed. The
+// clear entries leave the log as raft compacts it. rackbootd runs it when
+// it starts leading.
+func SealStoredSecrets(ctx context.Context, st Store, sl *Sealer) (int, error) {
+	var clear []Secret
+	st.Read(func(m *Model) {
+		for s := range m.Secrets() {
+			for _, v := range s.Data {
+				if !IsSealed(v) {
+					clear = append(clear, s)
+					break
+				}
+			}
+		}
+	})
+	n := 0
+	for _, s := range clear {
+		data, err := sl.sealAll(s.Name, s.Data)
+		if err != nil {
+			return n, err
+		}
+		_, err = st.Apply(ctx, &PutSecret{IfRevision: s.Revision, Secret: Secret{Name: s.Name, Type: s.Type, Data: data}})
+		switch {
+		case errors.Is(err, ErrConflict): // rewritten meanwhile, sealed
+		case err != nil:
+			return n, fmt.Errorf("seal stored secret %s: %w", s.Name, err)
+		default:
+			n++
+		}
+	}
+	return n, nil
 }

@@ -49,6 +49,7 @@ func (d *daemon) runBMH(ctx context.Context) {
 	if d.bmh.sealer == nil {
 		return
 	}
+	d.runSealStored(ctx)
 	log := d.log.With("service", "bmh")
 	d.wg.Add(1)
 	go func() {
@@ -80,4 +81,24 @@ func (d *daemon) loadSealer() (*engine.Sealer, error) {
 		d.log.Warn("secrets are sealed with this appliance's own key: other appliances of the rack cannot open them after a failover; set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)")
 	}
 	return engine.LoadOrCreateSealer(d.cfg.Server.DataDir)
+}
+
+// runSealStored seals, each time this node starts leading, the secrets an
+// older rackbootd stored in clear (engine.SealStoredSecrets).
+func (d *daemon) runSealStored(ctx context.Context) {
+	log := d.log.With("service", "state")
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+			n, err := engine.SealStoredSecrets(ctx, engine.Fence(d.store), d.bmh.sealer)
+			switch {
+			case err != nil:
+				log.Warn("sealing the secrets stored in clear", "err", err)
+			case n > 0:
+				log.Info("sealed the secrets an older rackbootd stored in clear", "secrets", n)
+			}
+			<-ctx.Done()
+		})
+	}()
 }

@@ -133,3 +133,39 @@ func base64Forms(s string) []string {
 	}
 	return out
 }
+
+// A secret an older rackboot stored in clear reads as it is, and
+// SealStoredSecrets (rackbootd runs it when it leads) seals it once.
+func TestClearSecretsOfAnOlderRackbootAreSealed(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	old := openSealedStore(t, dir, nil) // an older rackboot seals nothing
+	if _, err := old.Apply(ctx, putPullSecret("ps", sealedPullSecret)); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sealer := testSealer(t)
+	st := openSealedStore(t, dir, sealer)
+	read := func() (ps string, sealed bool) {
+		st.Read(func(m *engine.Model) {
+			ps, _ = m.PullSecret("ps")
+			s, _ := m.Secret("ps")
+			sealed = engine.IsSealed(s.Data[engine.PullSecretKey])
+		})
+		return ps, sealed
+	}
+	if ps, sealed := read(); ps != sealedPullSecret || sealed {
+		t.Fatalf("clear pull secret of an older rackboot reads %.20q (sealed %t)", ps, sealed)
+	}
+	for i, want := range []int{1, 0} {
+		if n, err := engine.SealStoredSecrets(ctx, st, sealer); err != nil || n != want {
+			t.Fatalf("SealStoredSecrets #%d = %d, %v; want %d", i+1, n, err, want)
+		}
+	}
+	if ps, sealed := read(); ps != sealedPullSecret || !sealed {
+		t.Fatalf("after sealing: %.20q (sealed %t)", ps, sealed)
+	}
+}
