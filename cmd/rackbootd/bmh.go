@@ -72,13 +72,14 @@ func (d *daemon) runBMH(ctx context.Context) {
 // secrets, signing keys, install credentials): the rack's shared key
 // ([cluster] secrets_key) on a rack member, else this appliance's own key
 // in data_dir (created on first start). A rack member without the shared
-// key says that other appliances will not open what it seals.
+// key is refused: the others could not open what it seals (the signing
+// keys above all, without which no token verifies).
 func (d *daemon) loadSealer() (*engine.Sealer, error) {
 	if cl := d.cfg.Cluster; cl != nil && cl.SecretsKey != "" {
 		return engine.LoadSealer(cl.SecretsKey)
 	}
 	if d.cfg.Cluster != nil {
-		d.log.Warn("secrets are sealed with this appliance's own key: other appliances of the rack cannot open them after a failover; set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)")
+		return nil, fmt.Errorf("%w: a rack member needs the rack's shared key: set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)", engine.ErrSealKey)
 	}
 	return engine.LoadOrCreateSealer(d.cfg.Server.DataDir)
 }
