@@ -8,6 +8,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
 )
 
 func (s *server) listClusters(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -135,8 +136,8 @@ func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 func clusterPatch(p models.V2ClusterUpdateParams) (engine.ClusterPatch, error) {
 	cp := engine.ClusterPatch{Name: p.Name, BaseDomain: p.BaseDNSDomain, SSHPublicKey: p.SSHPublicKey}
 	if p.Name != nil {
-		if err := checkName("cluster", *p.Name); err != nil {
-			return cp, err
+		if err := validation.ClusterName(*p.Name); err != nil {
+			return cp, badRequest("%v", err)
 		}
 	}
 	if p.BaseDNSDomain != nil {
