@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rackboot/rackboot/boot/kargs"
+)
 
 // CreateInfraEnv stores a new infra-env. Its cluster, if named, must exist.
 type CreateInfraEnv struct {
@@ -11,6 +15,9 @@ type CreateInfraEnv struct {
 // Type implements Command.
 func (*CreateInfraEnv) Type() Type { return TypeCreateInfraEnv }
 
+// bodyVersion: kernel arguments are a field an older rackboot would drop.
+func (c *CreateInfraEnv) bodyVersion() byte { return versionIf(len(c.InfraEnv.KernelArguments) > 0) }
+
 func (c *CreateInfraEnv) apply(tx *Tx) (any, error) {
 	ie := c.InfraEnv
 	if err := checkID(KindInfraEnv, ie.ID); err != nil {
@@ -18,6 +25,9 @@ func (c *CreateInfraEnv) apply(tx *Tx) (any, error) {
 	}
 	if ie.Name == "" {
 		return nil, invalid("infra-env %s has no name", ie.ID)
+	}
+	if err := kargs.Check(ie.KernelArguments); err != nil {
+		return nil, invalid("infra-env %s: %v", ie.ID, err)
 	}
 	if _, ok := tx.m.infraEnvs[ie.ID]; ok {
 		return nil, conflict("infra-env %s exists", ie.ID)
@@ -44,6 +54,8 @@ type InfraEnvPatch struct {
 	Labels                *map[string]string `json:"labels,omitempty"`
 	StaticNetworkSelector *map[string]string `json:"static_network_selector,omitempty"`
 	ImageType             *string            `json:"image_type,omitempty"`
+	// KernelArguments replaces the whole list (an empty list clears it).
+	KernelArguments *[]kargs.Arg `json:"kernel_arguments,omitempty"`
 }
 
 // UpdateInfraEnv changes fields of an infra-env.
@@ -56,6 +68,9 @@ type UpdateInfraEnv struct {
 // Type implements Command.
 func (*UpdateInfraEnv) Type() Type { return TypeUpdateInfraEnv }
 
+// bodyVersion: kernel arguments are a field an older rackboot would drop.
+func (c *UpdateInfraEnv) bodyVersion() byte { return versionIf(c.Patch.KernelArguments != nil) }
+
 func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 	old, ok := tx.m.infraEnvs[c.ID]
 	if !ok {
@@ -64,6 +79,11 @@ func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 	p, ie := c.Patch, *old
 	if p.Name != nil && *p.Name == "" {
 		return nil, invalid("infra-env %s: empty name", c.ID)
+	}
+	if p.KernelArguments != nil {
+		if err := kargs.Check(*p.KernelArguments); err != nil {
+			return nil, invalid("infra-env %s: %v", c.ID, err)
+		}
 	}
 	set(&ie.Name, p.Name)
 	set(&ie.PullSecretRef, p.PullSecretRef)
@@ -77,6 +97,12 @@ func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 	set(&ie.Labels, p.Labels)
 	set(&ie.StaticNetworkSelector, p.StaticNetworkSelector)
 	set(&ie.ImageType, p.ImageType)
+	if p.KernelArguments != nil {
+		ie.KernelArguments = slices.Clone(*p.KernelArguments)
+		if len(ie.KernelArguments) == 0 {
+			ie.KernelArguments = nil
+		}
+	}
 	put(tx, tx.m.infraEnvs, KindInfraEnv, ie.ID, &ie)
 	return ie, nil
 }

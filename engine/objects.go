@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/rackboot/rackboot/boot/kargs"
 )
 
 // Kind names a kind of object in the model; it is also the kind of a Change.
@@ -59,6 +61,9 @@ type InfraEnv struct {
 	StaticNetworkSelector map[string]string `json:"static_network_selector,omitempty"`
 	CPUArchitecture       string            `json:"cpu_architecture,omitempty"`
 	ImageType             string            `json:"image_type,omitempty"`
+	// KernelArguments change the discovery image's kernel command line
+	// (the iPXE kernel line and the ISO's kargs area), in order.
+	KernelArguments []kargs.Arg `json:"kernel_arguments,omitempty"`
 }
 
 // ClusterNetwork is one pod network block.

@@ -92,6 +92,14 @@ func infraEnvOut(ie engine.InfraEnv) models.InfraEnv {
 		p := *ie.Proxy
 		out.Proxy = &models.Proxy{HTTPProxy: &p.HTTPProxy, HTTPSProxy: &p.HTTPSProxy, NoProxy: &p.NoProxy}
 	}
+	if len(ie.KernelArguments) > 0 {
+		ka := models.KernelArguments{}
+		for _, a := range ie.KernelArguments {
+			ka = append(ka, models.KernelArgument{Operation: a.Operation, Value: a.Value})
+		}
+		b, _ := json.Marshal(ka) // strings only: never fails
+		out.KernelArguments = string(b)
+	}
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/boot/discovery"
+	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
@@ -142,7 +143,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 }
 
 // infraEnvFromParams checks p and returns the infra-env and pull secret.
-func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.InfraEnv, string, error) {
+func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (_ engine.InfraEnv, _ string, err error) {
 	if p.Name == nil {
 		return engine.InfraEnv{}, "", badRequest("name is required")
 	}
@@ -181,6 +182,12 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.Infra
 	if p.Proxy != nil {
 		ie.Proxy = &engine.Proxy{}
 		applyProxy(ie.Proxy, p.Proxy)
+	}
+	if ie.KernelArguments, err = kernelArgs(p.KernelArguments); err != nil {
+		return ie, "", err
+	}
+	if len(ie.KernelArguments) == 0 {
+		ie.KernelArguments = nil
 	}
 	if err := s.checkDiscovery(ie, *p.PullSecret, nmstateHosts(p.StaticNetworkConfig)); err != nil {
 		return ie, "", err
@@ -304,7 +311,27 @@ func infraEnvPatch(ie *engine.InfraEnv, ps *string, p models.InfraEnvUpdateParam
 		applyProxy(&px, p.Proxy)
 		ie.Proxy, patch.Proxy = &px, &px
 	}
+	if p.KernelArguments != nil {
+		ka, err := kernelArgs(*p.KernelArguments)
+		if err != nil {
+			return patch, err
+		}
+		ie.KernelArguments, patch.KernelArguments = ka, &ka
+	}
 	return patch, nil
+}
+
+// kernelArgs checks upstream's kernel_arguments (kargs.Check: append,
+// replace or delete of one plain argument each).
+func kernelArgs(in models.KernelArguments) ([]kargs.Arg, error) {
+	out := []kargs.Arg{}
+	for _, a := range in {
+		out = append(out, kargs.Arg{Operation: a.Operation, Value: a.Value})
+	}
+	if err := kargs.Check(out); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	return out, nil // never nil: an empty list clears the infra-env's
 }
 
 func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

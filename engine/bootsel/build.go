@@ -10,6 +10,7 @@ import (
 	"github.com/rackboot/rackboot/boot"
 	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/boot/ignition"
+	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/ipxe"
@@ -41,7 +42,7 @@ func (s *Selector) discovery(ctx context.Context, cur *settings, mac net.Hardwar
 	if err != nil {
 		return boot.Choice{}, err
 	}
-	cmdline, err := kernelArgs(prof.Cmdline)
+	cmdline, err := kernelArgs(prof.Cmdline, in.ie.KernelArguments)
 	if err != nil {
 		return boot.Choice{}, fmt.Errorf("infra-env %s, profile %q: %w", in.ie.ID, prof.Name, err)
 	}
@@ -107,8 +108,9 @@ func profile(cur *settings, in inputs) (boot.Profile, error) {
 }
 
 // kernelArgs is the profile's command line plus the discovery arguments it
-// does not set, checked for iPXE safety.
-func kernelArgs(base string) (string, error) {
+// does not set, changed by the infra-env's kernel arguments, checked for
+// iPXE safety.
+func kernelArgs(base string, ops []kargs.Arg) (string, error) {
 	if err := ipxe.CheckKernelArgs(base); err != nil {
 		return "", fmt.Errorf("kernel arguments: %w", err)
 	}
@@ -119,7 +121,10 @@ func kernelArgs(base string) (string, error) {
 			args = append(args, a)
 		}
 	}
-	cmdline := strings.Join(args, " ")
+	cmdline, err := kargs.Apply(strings.Join(args, " "), ops)
+	if err != nil {
+		return "", fmt.Errorf("kernel arguments: %w", err)
+	}
 	if err := ipxe.CheckKernelArgs(cmdline); err != nil {
 		return "", fmt.Errorf("kernel arguments: %w", err)
 	}
