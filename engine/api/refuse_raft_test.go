@@ -127,3 +127,42 @@ func TestRefusedBareMetalHostWritesNothing(t *testing.T) {
 		t.Error("raft.db holds the password of a refused request")
 	}
 }
+
+// Refused requests of every kind the API takes write nothing to the log;
+// the pull secret they carried is nowhere in raft.db.
+func TestRefusedRequestsWriteNothing(t *testing.T) {
+	dir := t.TempDir()
+	e, st := newRaftBMHEnv(t, dir)
+	c := e.createCluster()
+	ie := e.createInfraEnv(c.ID)
+	const marker = "UmVmdXNlZC1wdWxsLXNlY3JldC05MQ"
+	ps := `{"auths":{"quay.io":{"auth":"` + marker + `"}}}`
+	unknown := "44444444-4444-4444-8444-444444444444"
+	for _, r := range []struct {
+		method, path string
+		body         any
+		code         int
+	}{
+		{"POST", "/clusters", map[string]any{"name": "a;reboot", "openshift_version": "4.17", "pull_secret": ps}, 400},
+		{"PATCH", "/clusters/" + c.ID, map[string]any{"pull_secret": ps, "machine_networks": []map[string]any{{"cidr": "10.0.0.1/8"}}}, 400},
+		{"PATCH", "/clusters/" + unknown, map[string]any{"pull_secret": ps}, 404},
+		{"POST", "/infra-envs", map[string]any{"name": "x", "pull_secret": ps, "cluster_id": unknown}, 404},
+		{"PATCH", "/infra-envs/" + ie.ID, map[string]any{"pull_secret": ps, "kernel_arguments": []map[string]string{{"operation": "append", "value": "a b"}}}, 400},
+		{"PATCH", "/infra-envs/" + unknown, map[string]any{"pull_secret": ps}, 404},
+		{"DELETE", "/clusters/" + c.ID, nil, 409},
+		{"DELETE", "/baremetal-hosts/nope", nil, 404},
+	} {
+		before := st.Stats().LastIndex
+		e.wantError(e.do(adminCred(), r.method, r.path, r.body), r.code, "")
+		if after := st.Stats().LastIndex; after != before {
+			t.Errorf("%s %s: refused, yet the log grew from %d to %d", r.method, r.path, before, after)
+		}
+	}
+	if err := st.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	scanForSecrets(t, dir, marker)
+}
