@@ -7,7 +7,7 @@ export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
 
-.PHONY: all build test e2e e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
 all: build
 
@@ -24,7 +24,7 @@ test: vet
 
 # End-to-end boots of QEMU VMs (root, TCG). RACKBOOT_E2E=1 turns missing
 # prerequisites into failures instead of skips.
-e2e: e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha
+e2e: e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha e2e-console
 
 e2e-boot: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v -skip 'Discovery|Install|BMC|HA' ./testbed/e2e/...
@@ -66,6 +66,13 @@ e2e-parts:
 # install step writing a VM's virtio disk.
 e2e-agent:
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 20m -v -run InQEMU ./cmd/rackboot-agent/inventory/ ./cmd/rackboot-agent/steps/
+
+# The web console (engine/console) in Debian's headless chromium, driven by
+# chromedp: sign-in, live hosts table, approve, install with progress, and
+# markup in hostnames shown as text. SHOTS=docs/console rewrites the
+# screenshots of docs/console.md.
+e2e-console:
+	RACKBOOT_E2E_CONSOLE=1 $(GO) test -count=1 -timeout 5m -v -run 'TestConsoleBrowser' ./engine/console/ $(if $(SHOTS),-args -screenshots=$(abspath $(SHOTS)))
 
 # What CI runs (via .ci/run) and what README.md tells a newcomer to run.
 check: test e2e

@@ -2,7 +2,15 @@ module github.com/rackboot/rackboot
 
 go 1.26.8
 
-require golang.org/x/sys v0.45.0
+require (
+	github.com/chromedp/chromedp v0.23.0
+	golang.org/x/sys v0.45.0
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+)
 
 require (
 	github.com/anishathalye/porcupine v1.3.1

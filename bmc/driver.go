@@ -104,6 +104,13 @@ type Options struct {
 	// Backoff is the wait before the first retry, doubled for each further
 	// one (default 1s).
 	Backoff time.Duration
+	// MediaTimeout bounds how long an accepted InsertMedia (or a vendor's
+	// boot job) may take to show in the BMC before it is an error (default
+	// 2m): BMCs answer 2xx and update the slot a little later.
+	MediaTimeout time.Duration
+	// PollInterval is the wait between two reads of a slot or job that is
+	// not done yet (default 2s).
+	PollInterval time.Duration
 	// Logger receives debug records of retries (nil: discard). Records
 	// carry the "host" attribute and never credentials.
 	Logger *slog.Logger
@@ -119,6 +126,12 @@ func (o Options) Defaults() Options {
 	}
 	if o.Backoff <= 0 {
 		o.Backoff = time.Second
+	}
+	if o.MediaTimeout <= 0 {
+		o.MediaTimeout = 2 * time.Minute
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 2 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -17,12 +17,9 @@ type Config struct {
 	// DataDir is the daemon's data directory; raft keeps its files in
 	// DataDir/raft.
 	DataDir string
-	// Bind is the raft transport's TCP address (default 127.0.0.1:0). It
-	// is ignored when StreamLayer is set.
+	// Bind is the TCP address of a rack member's peer port (with
+	// Identity). A one-voter node has no network transport at all.
 	Bind string
-	// StreamLayer, when set, carries raft traffic instead of plain TCP
-	// (ignored with Identity).
-	StreamLayer raft.StreamLayer
 
 	// Identity, when set, makes the node a member of a rack cluster: its
 	// peers talk to it over mutual TLS on Bind (or Listener), raft and the
@@ -69,9 +66,6 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Bind == "" {
-		c.Bind = "127.0.0.1:0"
-	}
 	if c.HeartbeatTimeout == 0 {
 		c.HeartbeatTimeout = 500 * time.Millisecond
 		if c.Identity != nil {

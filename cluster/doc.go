@@ -10,8 +10,15 @@
 // Without Config.Identity a node whose store is empty bootstraps a
 // configuration with itself as the only voter, so a single appliance is a
 // one-voter cluster that elects itself: there is no other code path. Its
-// raft transport is plain TCP on Bind (or Config.StreamLayer), which no
-// peer ever dials.
+// raft transport is in memory: nothing outside the process can send it a
+// raft RPC. (A data directory written by an older rackboot, whose
+// configuration names a TCP address, opens the same way: a lone voter
+// never dials itself.)
+//
+// A log entry that does not decode (a bug, or an entry written by a newer
+// rackboot) halts the FSM: it and every later entry stay unapplied, no
+// snapshot is taken, and Halted reports ErrHalted, which rackbootd turns
+// into a stop (docs/operations.md has the way out).
 //
 // With Config.Identity the node is one appliance of a rack cluster. Its
 // peer port (package tlsnet) is mutual TLS 1.3 against the rack CA

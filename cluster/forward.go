@@ -58,6 +58,8 @@ func (s *Store) awaitResult(ctx context.Context, addr string, index uint64, ch <
 		case res := <-ch:
 			return res, nil
 		case <-s.fsm.applied.changed(cur):
+		case <-s.fsm.halt.done:
+			return engine.Result{}, fmt.Errorf("forwarded to %s and committed at index %d: %w", addr, index, s.fsm.halt.err)
 		case <-ctx.Done():
 			return engine.Result{}, fmt.Errorf("forwarded to %s and committed at index %d, not yet applied here: %w", addr, index, context.Cause(ctx))
 		case <-s.stop:

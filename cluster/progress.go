@@ -14,6 +14,7 @@ type progress struct {
 	mu    sync.Mutex
 	index uint64
 	ch    chan struct{} // closed at the next advance; nil when nobody waits
+	err   error         // set by fail: the index will not grow again
 }
 
 func newProgress() *progress { return &progress{} }
@@ -32,6 +33,17 @@ func (p *progress) advance(i uint64) {
 	}
 }
 
+// fail stops the index for good: waits for a higher index return err.
+func (p *progress) fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.err = err
+	if p.ch != nil {
+		close(p.ch)
+		p.ch = nil
+	}
+}
+
 // get returns the index.
 func (p *progress) get() uint64 {
 	p.mu.Lock()
@@ -43,7 +55,7 @@ func (p *progress) get() uint64 {
 func (p *progress) changed(i uint64) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.index > i {
+	if p.index > i || p.err != nil {
 		ch := make(chan struct{})
 		close(ch)
 		return ch
@@ -61,6 +73,10 @@ func (p *progress) wait(ctx context.Context, i uint64) error {
 		if p.index >= i {
 			p.mu.Unlock()
 			return nil
+		}
+		if p.err != nil {
+			p.mu.Unlock()
+			return p.err
 		}
 		if p.ch == nil {
 			p.ch = make(chan struct{})

@@ -126,6 +126,9 @@ func (s *Store) openRaft(dir string) error {
 		return err
 	}
 	s.fsm.onConfig = s.configChanged
+	if err := s.recoverFromPeersFile(dir, rc, snaps); err != nil {
+		return err
+	}
 	existing, err := raft.HasExistingState(logs, logs, snaps)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrOpen, err)
@@ -190,19 +193,18 @@ func (s *Store) bootstrap(rc *raft.Config, snaps raft.SnapshotStore) error {
 	return nil
 }
 
+// localAddr is the raft address of a one-voter appliance's in-memory
+// transport: it names nothing on the network.
+const localAddr raft.ServerAddress = "local"
+
+// transport is a rack member's mutual-TLS peer port, or, for a one-voter
+// appliance, an in-memory transport: a lone node sends and receives no raft
+// RPCs, so nothing outside the process can reach its log.
 func (s *Store) transport(rc *raft.Config) (raft.Transport, error) {
 	if s.cfg.Identity != nil {
 		return s.tlsTransport(rc)
 	}
-	if s.cfg.StreamLayer != nil {
-		return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-			Stream: s.cfg.StreamLayer, MaxPool: 3, Timeout: 10 * time.Second, Logger: rc.Logger,
-		}), nil
-	}
-	t, err := raft.NewTCPTransportWithLogger(s.cfg.Bind, nil, 3, 10*time.Second, rc.Logger)
-	if err != nil {
-		return nil, fmt.Errorf("%w: transport on %s: %w", ErrOpen, s.cfg.Bind, err)
-	}
+	_, t := raft.NewInmemTransport(localAddr)
 	return t, nil
 }
 
@@ -262,6 +264,9 @@ func (s *Store) waitReady(ctx context.Context) error {
 		s.cfg.Log.Info("waiting for a raft leader and catching up", "node", string(s.id), "peer_port", s.net.Addr().String())
 	}
 	if err := s.barrier(ctx); err != nil {
+		if herr := s.fsm.halt.get(); herr != nil {
+			return fmt.Errorf("%w: %w", ErrOpen, herr)
+		}
 		return fmt.Errorf("%w: no leader with this node caught up: %w", ErrOpen, err)
 	}
 	if s.net != nil {
@@ -270,6 +275,13 @@ func (s *Store) waitReady(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Halted is closed when this node has stopped applying the raft log
+// because an entry does not decode; HaltErr then says which (ErrHalted).
+func (s *Store) Halted() <-chan struct{} { return s.fsm.halt.done }
+
+// HaltErr is the error that halted this node, or nil.
+func (s *Store) HaltErr() error { return s.fsm.halt.get() }
 
 // handOver passes the leadership of a rack cluster to the most
 // up-to-date follower before this node stops, so that a planned restart

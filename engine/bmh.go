@@ -37,6 +37,18 @@ const (
 	BMCSecretPassword = "password"
 )
 
+// Network data secret: the Secret a BMH's PreprovisioningNetworkDataName
+// names holds the discovery image's NMState YAML under this key (as
+// OpenShift's image customization reads it).
+const (
+	NetworkDataSecretType = "nmstate"
+	NetworkDataKey        = "nmstate"
+	// LabelNetworkDataBMH marks the NMState config the BMH controller made
+	// from a BMH's network data secret; its value is the BMH's name (the
+	// config goes with the BMH).
+	LabelNetworkDataBMH = "rackboot.io/preprovisioning-network-bmh"
+)
+
 // Provisioning states of a BareMetalHost (metal3's names where they
 // exist).
 const (
@@ -117,7 +129,11 @@ type BareMetalHost struct {
 	Online                bool              `json:"online"`
 	RootDeviceHints       *RootDeviceHints  `json:"root_device_hints,omitempty"`
 	AutomatedCleaningMode string            `json:"automated_cleaning_mode,omitempty"`
-	Status                BMHStatus         `json:"status"`
+	BootMode              string            `json:"boot_mode,omitempty"`
+	// PreprovisioningNetworkDataName names the Secret whose "nmstate" key
+	// is the static network of the discovery image (metal3's field).
+	PreprovisioningNetworkDataName string    `json:"preprovisioning_network_data_name,omitempty"`
+	Status                         BMHStatus `json:"status"`
 }
 
 // InfraEnvRef is the infra-env label's value ("" when unlabelled).

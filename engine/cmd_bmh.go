@@ -3,6 +3,8 @@ package engine
 import (
 	"maps"
 	"net"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/rackboot/rackboot/bmc"
@@ -48,6 +50,8 @@ type BMHPatch struct {
 	Online                         *bool              `json:"online,omitempty"`
 	RootDeviceHints                *RootDeviceHints   `json:"root_device_hints,omitempty"`
 	AutomatedCleaningMode          *string            `json:"automated_cleaning_mode,omitempty"`
+	BootMode                       *string            `json:"boot_mode,omitempty"`
+	PreprovisioningNetworkDataName *string            `json:"preprovisioning_network_data_name,omitempty"`
 	RetryNow                       bool               `json:"retry_now,omitempty"`
 }
 
@@ -82,10 +86,15 @@ func (c *UpdateBareMetalHost) apply(tx *Tx) (any, error) {
 		}
 	}
 	set(&b.AutomatedCleaningMode, p.AutomatedCleaningMode)
+	set(&b.BootMode, p.BootMode)
+	set(&b.PreprovisioningNetworkDataName, p.PreprovisioningNetworkDataName)
 	if err := checkBMH(b); err != nil {
 		return nil, err
 	}
-	if bmcChanged || p.RetryNow {
+	// A permanent error (unsupported, bad credentials given up on) stops
+	// the retries until the BMH changes.
+	permanent := old.Status.ErrorType == "unsupported" || old.Status.ErrorType == "bad-credentials"
+	if bmcChanged || p.RetryNow || (permanent && !reflect.DeepEqual(*old, b)) {
 		b.Status.ErrorCount, b.Status.NextRetryAt = 0, tx.at
 	}
 	put(tx, tx.m.bmhs, KindBareMetalHost, b.Name, &b)
@@ -133,6 +142,11 @@ func (c *DeleteBareMetalHost) apply(tx *Tx) (any, error) {
 		nh := *h
 		nh.BMHName = ""
 		tx.putHost(&nh)
+	}
+	for _, name := range slices.Sorted(maps.Keys(tx.m.nmstate)) { // in order: every replica the same
+		if tx.m.nmstate[name].Labels[LabelNetworkDataBMH] == c.Name {
+			del(tx, tx.m.nmstate, KindNMStateConfig, name) // its preprovisioning network
+		}
 	}
 	del(tx, tx.m.bmhs, KindBareMetalHost, c.Name)
 	return nil, nil
@@ -245,6 +259,11 @@ func (f HostFromBMH) applyTo(h *Host) {
 const (
 	CleaningMetadata = "metadata"
 	CleaningDisabled = "disabled"
+
+	// BareMetalHost boot modes (spec.bootMode, metal3's values).
+	BootModeUEFI           = "UEFI"
+	BootModeUEFISecureBoot = "UEFISecureBoot"
+	BootModeLegacy         = "legacy"
 )
 
 // checkBMH checks a BMH's spec.
@@ -269,6 +288,11 @@ func checkBMH(b BareMetalHost) error {
 	case "", CleaningMetadata, CleaningDisabled:
 	default:
 		return invalid("baremetal host %s: automatedCleaningMode %q is not %s or %s", b.Name, b.AutomatedCleaningMode, CleaningMetadata, CleaningDisabled)
+	}
+	switch b.BootMode {
+	case "", BootModeUEFI, BootModeUEFISecureBoot, BootModeLegacy:
+	default:
+		return invalid("baremetal host %s: bootMode %q is not %s, %s or %s", b.Name, b.BootMode, BootModeUEFI, BootModeUEFISecureBoot, BootModeLegacy)
 	}
 	if h := b.RootDeviceHints; h != nil && h.MinSizeGigabytes < 0 {
 		return invalid("baremetal host %s: rootDeviceHints.minSizeGigabytes is negative", b.Name)

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -66,14 +68,18 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
-func TestApplyPanicsOnUndecodable(t *testing.T) {
+// An entry that does not decode is an ErrUndecodable result naming its
+// index, and changes nothing (package cluster then halts the node).
+func TestApplyUndecodable(t *testing.T) {
 	m := NewMachine()
-	defer func() {
-		if recover() == nil {
-			t.Error("no panic")
-		}
-	}()
-	m.Apply(1, []byte{255, 1})
+	before := m.Clone()
+	res := m.Apply(7, []byte{255, 1})
+	if !errors.Is(res.Err, ErrUndecodable) || !strings.Contains(res.Err.Error(), "log entry 7") {
+		t.Fatalf("result %v, want ErrUndecodable naming entry 7", res.Err)
+	}
+	if got := m.Clone(); got.Index() != before.Index() {
+		t.Errorf("model index moved to %d", got.Index())
+	}
 }
 
 func FuzzDecode(f *testing.F) {

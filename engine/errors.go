@@ -17,6 +17,10 @@ var (
 	ErrInvalid = errors.New("engine: invalid")
 	// ErrNotLeader: this node cannot accept writes now.
 	ErrNotLeader = errors.New("engine: not the leader")
+	// ErrUndecodable: a log entry is not a command this rackboot knows (a
+	// bug, or an entry written by a newer rackboot). Nothing after it may
+	// be applied.
+	ErrUndecodable = errors.New("engine: log entry cannot be decoded")
 )
 
 func notFound(kind Kind, id string) error {

@@ -34,7 +34,9 @@ func NewMachine() *Machine {
 }
 
 // Apply applies the encoded command at log index. A command that does not
-// decode is a bug (or a log written by a newer rackboot) and panics.
+// decode (a bug, or a log written by a newer rackboot) changes nothing and
+// its result is an error wrapping ErrUndecodable: the caller must stop
+// applying the entries after it (package cluster halts the node).
 func (s *Machine) Apply(index uint64, data []byte) Result {
 	return s.ApplyEntry(index, 0, data)
 }
@@ -44,7 +46,7 @@ func (s *Machine) Apply(index uint64, data []byte) Result {
 func (s *Machine) ApplyEntry(index, term uint64, data []byte) Result {
 	cmd, err := s.codec.Decode(data)
 	if err != nil {
-		panic(fmt.Sprintf("engine: log entry %d: %v", index, err))
+		return Result{Err: fmt.Errorf("%w: log entry %d: %w", ErrUndecodable, index, err)}
 	}
 	return s.applyCommand(index, term, cmd)
 }

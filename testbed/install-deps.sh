@@ -23,6 +23,8 @@ packages=(
 	mtools dosfstools gdisk fdisk systemd-boot-efi
 	# the testbed discovery ISO (hybrid BIOS isolinux + UEFI GRUB)
 	xorriso isolinux syslinux-common grub-efi-amd64-bin
+	# the web console's browser tests (make e2e-console)
+	chromium
 )
 
 missing=()

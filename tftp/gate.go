@@ -58,11 +58,7 @@ func (s *Server) admit(p []byte, client *net.UDPAddr) []byte {
 		s.sendError(client, errorCode(err), err)
 		return nil
 	}
-	if s.active.Add(1) > int64(s.cfg.MaxTransfers) {
-		s.active.Add(-1)
-		s.rejected.Add(1)
-		s.log.Warn("tftp request refused", "client", client.String(), "file", path, "reason", ErrBusy)
-		s.sendError(client, codeUndefined, ErrBusy)
+	if !s.takeSlot(client, path) {
 		return nil
 	}
 	s.started.Add(1)
@@ -74,13 +70,39 @@ func (s *Server) admit(p []byte, client *net.UDPAddr) []byte {
 	s.log.Info("tftp read", "client", client.String(), "file", path, "blksize", blksize, "windowsize", window)
 	if window > 1 && req.mode == "octet" {
 		if !s.addWindowed() {
-			s.finish(client.String(), path, 0, time.Now(), ErrServerClosed)
+			s.finish(client, path, 0, time.Now(), ErrServerClosed)
 			return nil
 		}
 		go s.serveWindowed(client, path, blksize, req.tsize, window)
 		return nil
 	}
+	s.handed = transferKey{clientKey(client.AddrPort()), path}
 	return packRRQ(path, req.mode, blksize, req.tsize)
+}
+
+// takeSlot takes a transfer slot of the client and one of the server for
+// a transfer of path. A request repeating a running transfer is dropped
+// (that transfer answers it); a client or server at its cap gets ERROR
+// "server busy".
+func (s *Server) takeSlot(client *net.UDPAddr, path string) bool {
+	err := s.clients.acquire(client.AddrPort(), path)
+	if errors.Is(err, errDuplicate) {
+		s.duplicates.Add(1)
+		s.log.Debug("tftp request repeats a transfer in progress", "client", client.String(), "file", path)
+		return false
+	}
+	if err == nil && s.active.Add(1) > int64(s.cfg.MaxTransfers) {
+		s.active.Add(-1)
+		s.clients.release(client.AddrPort(), path)
+		err = ErrBusy
+	}
+	if err != nil {
+		s.rejected.Add(1)
+		s.log.Warn("tftp request refused", "client", client.String(), "file", path, "reason", err)
+		s.sendError(client, codeUndefined, ErrBusy)
+		return false
+	}
+	return true
 }
 
 // addWindowed registers a windowed transfer unless Shutdown has begun

@@ -34,6 +34,13 @@ type Config struct {
 	// MaxTransfers caps concurrent transfers (each holds a socket); a
 	// request beyond it gets ERROR "server busy". Default 512.
 	MaxTransfers int
+	// MaxTransfersPerClient caps the concurrent transfers of one client
+	// address, so that a client flooding requests cannot take every slot
+	// from the others; beyond it the client gets ERROR "server busy".
+	// Default 8 (a PXE firmware fetches one file at a time). A request
+	// repeating one whose transfer runs (same address, port and file) is
+	// not a new transfer: the running one answers it.
+	MaxTransfersPerClient int
 }
 
 func (c Config) withDefaults() Config {
@@ -54,18 +61,23 @@ func (c Config) withDefaults() Config {
 	if c.MaxTransfers <= 0 {
 		c.MaxTransfers = 512
 	}
+	if c.MaxTransfersPerClient <= 0 {
+		c.MaxTransfersPerClient = 8
+	}
+	c.MaxTransfersPerClient = min(c.MaxTransfersPerClient, c.MaxTransfers)
 	return c
 }
 
 // Stats counts what the server did since New.
 type Stats struct {
-	Started   uint64 // read requests accepted
-	Completed uint64 // transfers acknowledged to the last block
-	Failed    uint64 // accepted transfers that did not complete (timeout, client error)
-	Probes    uint64 // transfers the client ended right after the OACK, having learnt tsize (UEFI PXE does this before each download)
-	Rejected  uint64 // well-formed requests refused with an ERROR (write, bad path, missing file, busy)
-	Malformed uint64 // packets on the server port that are not a TFTP request
-	Bytes     uint64 // file bytes sent in completed and failed transfers
+	Started    uint64 // read requests accepted
+	Completed  uint64 // transfers acknowledged to the last block
+	Failed     uint64 // accepted transfers that did not complete (timeout, client error)
+	Probes     uint64 // transfers the client ended right after the OACK, having learnt tsize (UEFI PXE does this before each download)
+	Rejected   uint64 // well-formed requests refused with an ERROR (write, bad path, missing file, busy)
+	Malformed  uint64 // packets on the server port that are not a TFTP request
+	Duplicates uint64 // requests repeating a transfer in progress, answered by that transfer
+	Bytes      uint64 // file bytes sent in completed and failed transfers
 }
 
 // Server is a read-only TFTP server over an fs.FS. It serves one socket:
@@ -76,8 +88,15 @@ type Server struct {
 	log  *slog.Logger
 	pin  *pin.Server
 
-	started, completed, failed, probes, rejected, malformed, bytes atomic.Uint64
-	active                                                         atomic.Int64
+	clients *clients // transfers in progress per client address
+	// handed is the transfer the gate last handed to pin/tftp. pin/tftp
+	// opens its socket before reading the next request, so a failure to
+	// open it (reported without the client) is this transfer's. Only
+	// pin/tftp's request loop touches it.
+	handed transferKey
+
+	started, completed, failed, probes, rejected, malformed, duplicates, bytes atomic.Uint64
+	active                                                                     atomic.Int64
 
 	mu       sync.Mutex
 	conn     net.PacketConn
@@ -93,6 +112,7 @@ func New(fsys fs.FS, cfg Config, log *slog.Logger) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{fsys: fsys, cfg: cfg.withDefaults(), log: log}
+	s.clients = newClients(s.cfg.MaxTransfersPerClient)
 	s.pin = pin.NewServer(s.read, nil)
 	s.pin.SetHook(startFailure{s})
 	s.pin.SetTimeout(s.cfg.Timeout)
@@ -176,13 +196,14 @@ func (s *Server) readFailed(err error) error {
 // Stats returns the counters.
 func (s *Server) Stats() Stats {
 	return Stats{
-		Started:   s.started.Load(),
-		Completed: s.completed.Load(),
-		Failed:    s.failed.Load(),
-		Probes:    s.probes.Load(),
-		Rejected:  s.rejected.Load(),
-		Malformed: s.malformed.Load(),
-		Bytes:     s.bytes.Load(),
+		Started:    s.started.Load(),
+		Completed:  s.completed.Load(),
+		Failed:     s.failed.Load(),
+		Probes:     s.probes.Load(),
+		Rejected:   s.rejected.Load(),
+		Malformed:  s.malformed.Load(),
+		Duplicates: s.duplicates.Load(),
+		Bytes:      s.bytes.Load(),
 	}
 }
 
@@ -219,7 +240,7 @@ func (s *Server) read(path string, rf io.ReaderFrom) error {
 	start := time.Now()
 	f, size, err := s.open(path)
 	if err != nil {
-		s.finish(client.String(), path, 0, start, err)
+		s.finish(&client, path, 0, start, err)
 		return err
 	}
 	defer f.Close()
@@ -229,7 +250,7 @@ func (s *Server) read(path string, rf io.ReaderFrom) error {
 	if err != nil && n == 0 && strings.HasPrefix(err.Error(), "sending block 0: code=") {
 		err = fmt.Errorf("%w: %w", errProbe, err)
 	}
-	s.finish(client.String(), path, n, start, err)
+	s.finish(&client, path, n, start, err)
 	return err
 }
 
@@ -243,15 +264,18 @@ func (startFailure) OnSuccess(pin.TransferStats) {}
 func (h startFailure) OnFailure(st pin.TransferStats, err error) {
 	var op *net.OpError
 	if st.Filename == "" && errors.As(err, &op) && op.Op == "listen" {
-		h.s.finish("", "", 0, time.Now(), fmt.Errorf("transfer socket: %w", err))
+		k := h.s.handed
+		h.s.finish(net.UDPAddrFromAddrPort(k.client), k.path, 0, time.Now(), fmt.Errorf("transfer socket: %w", err))
 	}
 }
 
-// finish counts and logs the end of an accepted transfer.
-func (s *Server) finish(client, path string, n int64, start time.Time, err error) {
+// finish counts and logs the end of an accepted transfer, and frees its
+// slots.
+func (s *Server) finish(client *net.UDPAddr, path string, n int64, start time.Time, err error) {
 	s.active.Add(-1)
+	s.clients.release(addrPort(client), path)
 	s.bytes.Add(uint64(max(n, 0)))
-	attrs := []any{"client", client, "file", path, "bytes", n, "duration", time.Since(start).Round(time.Millisecond)}
+	attrs := []any{"client", client.String(), "file", path, "bytes", n, "duration", time.Since(start).Round(time.Millisecond)}
 	switch {
 	case errors.Is(err, errProbe):
 		s.probes.Add(1)

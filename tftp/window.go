@@ -37,7 +37,7 @@ func (s *Server) serveWindowed(client *net.UDPAddr, path string, blksize int, ts
 	defer s.windowed.Done()
 	start := time.Now()
 	n, err := s.sendWindowed(client, path, blksize, tsize, window)
-	s.finish(client.String(), path, n, start, err)
+	s.finish(client, path, n, start, err)
 }
 
 func (s *Server) sendWindowed(client *net.UDPAddr, path string, blksize int, tsize bool, window int) (int64, error) {

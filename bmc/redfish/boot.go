@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/rackboot/rackboot/bmc"
 )
 
-// SetBootOnce PATCHes the system's Boot override to dev, once, in mode.
-// A BMC that refuses the mode with 400 (Supermicro with UEFI) is asked
-// again without it.
+// SetBootOnce makes the next boot, once, dev in mode. The virtual CD is
+// booted the vendor's way where it has one (iDRAC); otherwise the system's
+// Boot override is PATCHed, with BootSourceOverrideMode when a mode is
+// given, and with the UEFI spelling of the target (UefiPxe, UefiCd, …)
+// where the BMC lists it and the boot is UEFI. A BMC that refuses the mode
+// with 400 (Supermicro with UEFI) is asked again without it.
 func (d *Driver) SetBootOnce(ctx context.Context, dev bmc.BootDevice, mode bmc.BootMode) error {
 	const op = "set boot device"
 	if !validDevice(dev) || !validMode(mode) {
@@ -24,22 +29,43 @@ func (d *Driver) SetBootOnce(ctx context.Context, dev bmc.BootDevice, mode bmc.B
 	if err != nil {
 		return err
 	}
-	if !allows(sys.Boot.Targets, string(dev)) {
-		return d.failf(op, bmc.ErrUnsupported, "boot target %s not offered (allowed: %v)", dev, sys.Boot.Targets)
+	if v := d.vendorFor(sys); dev == bmc.BootCd && v.bootCD != nil {
+		err := v.bootCD(d, ctx, api, op, sys)
+		if !errors.Is(err, errNoOEM) {
+			return err
+		}
 	}
-	err = d.send(api, op, http.MethodPatch, path, bootPatch(dev, mode))
+	target := bootTarget(dev, mode, sys)
+	if !allows(sys.Boot.Targets, target) {
+		return d.failf(op, bmc.ErrUnsupported, "boot target %s not offered (allowed: %v)", target, sys.Boot.Targets)
+	}
+	err = d.send(api, op, http.MethodPatch, path, bootPatch(target, mode))
 	if err != nil && mode != bmc.BootModeUnchanged && rejected(err) {
 		d.opts.Logger.Debug("boot override refused with a mode, retrying without it",
 			"host", d.addr.Host, "mode", string(mode))
-		err = d.send(api, op, http.MethodPatch, path, bootPatch(dev, bmc.BootModeUnchanged))
+		err = d.send(api, op, http.MethodPatch, path, bootPatch(target, bmc.BootModeUnchanged))
 	}
 	return err
 }
 
-func bootPatch(dev bmc.BootDevice, mode bmc.BootMode) map[string]any {
+// bootTarget is dev as the BMC spells it: UefiPxe, UefiCd, UefiHdd or
+// UefiUsb where the allowable values list that name and the boot is UEFI
+// (asked for, or the BMC's current mode when none is asked for).
+func bootTarget(dev bmc.BootDevice, mode bmc.BootMode, sys *systemDoc) string {
+	uefi := mode == bmc.BootModeUEFI || (mode == bmc.BootModeUnchanged && sys.Boot.Mode == "UEFI")
+	if !uefi || strings.HasPrefix(string(dev), "Uefi") {
+		return string(dev)
+	}
+	if name := "Uefi" + string(dev); slices.Contains(sys.Boot.Targets, name) {
+		return name
+	}
+	return string(dev)
+}
+
+func bootPatch(target string, mode bmc.BootMode) map[string]any {
 	boot := map[string]any{
 		"BootSourceOverrideEnabled": "Once",
-		"BootSourceOverrideTarget":  string(dev),
+		"BootSourceOverrideTarget":  target,
 	}
 	if mode != bmc.BootModeUnchanged {
 		boot["BootSourceOverrideMode"] = string(mode)

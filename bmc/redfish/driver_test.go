@@ -1,10 +1,13 @@
 package redfish_test
 
 import (
+	"errors"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rackboot/rackboot/bmc"
 )
@@ -36,11 +39,10 @@ func TestEveryVendorReachesTheEffect(t *testing.T) {
 				t.Errorf("CD slot after InsertMedia: image=%v inserted=%v", got["Image"], got["Inserted"])
 			}
 			must(t, d.SetBootOnce(ctx, bmc.BootCd, bmc.BootModeUEFI))
-			boot := m.doc(sysPath)["Boot"].(map[string]any)
-			if boot["BootSourceOverrideTarget"] != "Cd" || boot["BootSourceOverrideEnabled"] != "Once" {
-				t.Errorf("boot override after SetBootOnce(Cd): %v", boot)
-			}
 			must(t, d.PowerOn(ctx))
+			if boots := m.Boots(); len(boots) != 1 || boots[0] != "cd "+isoURL {
+				t.Errorf("the machine booted %q after SetBootOnce(Cd) and PowerOn; want the CD with the image", boots)
+			}
 			must(t, d.PowerOn(ctx)) // already on: nothing sent
 			if got := m.doc(sysPath)["PowerState"]; got != "On" {
 				t.Errorf("PowerState after PowerOn = %v", got)
@@ -56,8 +58,8 @@ func TestEveryVendorReachesTheEffect(t *testing.T) {
 			}
 			must(t, d.SetBootOnce(ctx, bmc.BootHdd, bmc.BootModeUnchanged))
 			must(t, d.Reset(ctx))
-			if got := m.doc(sysPath)["Boot"].(map[string]any)["BootSourceOverrideTarget"]; got != "Hdd" {
-				t.Errorf("boot target after SetBootOnce(Hdd) = %v", got)
+			if boots := m.Boots(); len(boots) != 2 || boots[1] != "disk" {
+				t.Errorf("the machine booted %q after SetBootOnce(Hdd) and Reset; want the disk last", boots)
 			}
 
 			inv, err := d.Inventory(ctx)
@@ -108,5 +110,50 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An iDRAC whose manager offers no ImportSystemConfiguration (older
+// firmware) gets the standard one-time Cd override instead.
+func TestIDRACWithoutOEMBoot(t *testing.T) {
+	m := newMockBMC(t, "dell-idrac9")
+	m.setDoc("/redfish/v1/Managers/iDRAC.Embedded.1", "Actions", map[string]any{})
+	srv := start(t, m)
+	d := newDriver(t, srv.URL, goodCreds, bmc.Options{})
+	must(t, d.InsertMedia(t.Context(), isoURL))
+	must(t, d.SetBootOnce(t.Context(), bmc.BootCd, bmc.BootModeUEFI))
+	boot := m.doc("/redfish/v1/Systems/System.Embedded.1")["Boot"].(map[string]any)
+	if boot["BootSourceOverrideTarget"] != "Cd" || boot["BootSourceOverrideEnabled"] != "Once" || boot["BootSourceOverrideMode"] != "UEFI" {
+		t.Errorf("boot override = %v, want Cd once in UEFI", boot)
+	}
+	must(t, d.PowerOn(t.Context()))
+	if boots := m.Boots(); len(boots) != 1 || boots[0] != "cd "+isoURL {
+		t.Errorf("the machine booted %q, want the CD", boots)
+	}
+}
+
+// A slot that never shows the accepted image is an error naming the BMC,
+// the slot and what it reported, after Options.MediaTimeout.
+func TestInsertNeverShows(t *testing.T) {
+	m := newMockBMC(t, "dell-idrac9")
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "InsertMedia") {
+			w.WriteHeader(http.StatusNoContent) // accepted, and forgotten
+			return true
+		}
+		return false
+	}
+	srv := start(t, m)
+	d := newDriver(t, srv.URL, goodCreds, bmc.Options{MediaTimeout: time.Nanosecond})
+	err := d.InsertMedia(t.Context(), isoURL)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if !errors.Is(err, bmc.ErrBMC) || !strings.Contains(err.Error(), host) ||
+		!strings.Contains(err.Error(), `slot /redfish/v1/Systems/System.Embedded.1/VirtualMedia/1 still reports Inserted=false Image=""`) {
+		t.Errorf("InsertMedia = %v, want ErrBMC naming the BMC, the slot and its state", err)
+	}
+	for _, r := range m.requests() {
+		if strings.HasPrefix(r, "PATCH") {
+			t.Errorf("the iDRAC slot was PATCHed: %s", r)
+		}
 	}
 }

@@ -39,7 +39,14 @@ func (d *Driver) fail(op string, err error) error {
 		return err
 	}
 	sentinel, msg := classify(err)
+	hint := ""
+	if sentinel == bmc.ErrUnreachable && isCertError(err) {
+		hint = tlsHint
+	}
 	msg = clip(d.redact(msg))
+	if hint != "" {
+		msg += "; " + hint // the hint is ours: never clipped
+	}
 	status := 0
 	var re *schemas.Error
 	if errors.As(err, &re) {
@@ -64,6 +71,19 @@ func contextErr(err error) error {
 	return nil
 }
 
+// tlsHint tells the operator what to do about an untrusted certificate;
+// fail appends it after the clipped message, whole.
+const tlsHint = "if this BMC has a self-signed certificate, turn verification off for it " +
+	"(spec.bmc.disableCertificateVerification: true)"
+
+// isCertError reports whether err is a refused TLS certificate.
+func isCertError(err error) bool {
+	var certErr *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	return errors.As(err, &certErr) || errors.As(err, &unknownCA) || errors.As(err, &hostErr)
+}
+
 // classify maps an error from gofish or net/http to a sentinel and a short
 // human message.
 func classify(err error) (error, string) {
@@ -71,13 +91,9 @@ func classify(err error) (error, string) {
 	if errors.As(err, &re) && re.HTTPReturnedStatusCode != 0 {
 		return statusSentinel(re.HTTPReturnedStatusCode), fmt.Sprintf("HTTP %d%s", re.HTTPReturnedStatusCode, bmcMessage(re))
 	}
-	var certErr *tls.CertificateVerificationError
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
 	switch {
-	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr):
-		return bmc.ErrUnreachable, "TLS certificate not trusted (" + rootCause(err) +
-			"); if this BMC has a self-signed certificate, turn verification off for it"
+	case isCertError(err):
+		return bmc.ErrUnreachable, "TLS certificate not trusted (" + rootCause(err) + ")"
 	case errors.Is(err, context.Canceled):
 		return bmc.ErrUnreachable, "canceled"
 	case isTimeout(err):

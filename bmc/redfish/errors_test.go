@@ -63,7 +63,7 @@ func TestBadCredentialsAreNotRetried(t *testing.T) {
 
 func TestForbiddenIsBadCredentials(t *testing.T) {
 	m := newMockBMC(t, "dell-idrac9")
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/redfish/v1/Systems" {
 			redfishError(w, http.StatusForbidden, "Base.1.8.InsufficientPrivilege", "There are insufficient privileges for the account "+testUser+" with password "+testPass+".")
 			return true
@@ -86,7 +86,7 @@ func TestServiceUnavailableIsRetried(t *testing.T) {
 	m := newMockBMC(t, "supermicro-x12")
 	var fails atomic.Int32
 	fails.Store(2)
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodPost && fails.Add(-1) >= 0 {
 			redfishError(w, http.StatusServiceUnavailable, "Base.1.8.ServiceTemporarilyUnavailable", "busy")
 			return true
@@ -119,7 +119,7 @@ func TestServiceUnavailableIsRetried(t *testing.T) {
 
 func TestServerErrorOnActionIsNotRetried(t *testing.T) {
 	m := newMockBMC(t, "lenovo-xcc")
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodPost {
 			redfishError(w, http.StatusInternalServerError, "Base.1.8.InternalError", "internal error")
 			return true
@@ -138,7 +138,7 @@ func TestServerErrorOnActionIsNotRetried(t *testing.T) {
 
 func TestTimedOutActionIsNotRetried(t *testing.T) {
 	m := newMockBMC(t, "dell-idrac9")
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodPost {
 			<-r.Context().Done()
 			return true
@@ -211,6 +211,10 @@ func TestTLSVerification(t *testing.T) {
 	if !errors.Is(err, bmc.ErrUnreachable) || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("self-signed certificate with verification on = %v, want an ErrUnreachable about the certificate", err)
 	}
+	const hint = "; if this BMC has a self-signed certificate, turn verification off for it (spec.bmc.disableCertificateVerification: true)"
+	if !strings.HasSuffix(err.Error(), hint) {
+		t.Errorf("TLS error = %q, want it to end with the whole hint %q", err, hint)
+	}
 	if len(m.requests()) != 0 {
 		t.Errorf("requests reached the BMC over an unverified connection")
 	}
@@ -227,9 +231,7 @@ func TestUnsupported(t *testing.T) {
 	m.setDoc("/redfish/v1/Managers/1", "VirtualMedia", nil)
 	sys := m.doc("/redfish/v1/Systems/1")
 	delete(sys, "Actions")
-	m.mu.Lock()
-	m.docs["/redfish/v1/Systems/1"] = sys
-	m.mu.Unlock()
+	m.PutDoc("/redfish/v1/Systems/1", sys)
 	srv := start(t, m)
 	d := newDriver(t, srv.URL, goodCreds, bmc.Options{})
 	for name, err := range map[string]error{
@@ -267,7 +269,7 @@ func TestCanceled(t *testing.T) {
 
 func TestGarbageAnswer(t *testing.T) {
 	m := newMockBMC(t, "hpe-ilo5")
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/redfish/v1/Systems/1" {
 			w.Write([]byte("<html>login page " + testPass + "</html>"))
 			return true
@@ -285,7 +287,7 @@ func TestGarbageAnswer(t *testing.T) {
 
 func TestServiceRootNeedingAuth(t *testing.T) {
 	m := newMockBMC(t, "supermicro-x12")
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		if u, p, ok := r.BasicAuth(); !ok || u != testUser || p != testPass {
 			redfishError(w, http.StatusUnauthorized, "Base.1.8.NoValidSession", "no valid session")
 			return true
@@ -304,7 +306,7 @@ func TestServiceRootNeedingAuth(t *testing.T) {
 
 func TestPatchWithIfMatch(t *testing.T) {
 	m := newMockBMC(t, "supermicro-x12")
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/redfish/v1/Systems/1":
 			w.Header().Set("ETag", `W/"1700000000"`)
@@ -326,8 +328,8 @@ func TestPatchWithIfMatch(t *testing.T) {
 
 func TestInsertMediaEveryShapeRefused(t *testing.T) {
 	m := newMockBMC(t, "hpe-ilo5")
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "InsertMedia") {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost && strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "InsertMedia") {
 			redfishError(w, http.StatusBadRequest, "Base.1.8.ActionParameterNotSupported", "The parameter Image is not supported.")
 			return true
 		}

@@ -43,7 +43,7 @@ func FuzzAnswers(f *testing.F) {
 	var mu sync.Mutex
 	var target string
 	var answer []byte
-	m.override = func(w http.ResponseWriter, r *http.Request) bool {
+	m.Override = func(w http.ResponseWriter, r *http.Request) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if r.Method != http.MethodGet || r.URL.Path != target && r.URL.Path+"/" != target {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +71,9 @@ func newDriver(t testing.TB, srv string, creds bmc.Credentials, opts bmc.Options
 	if opts.Backoff == 0 {
 		opts.Backoff = time.Millisecond
 	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = time.Millisecond
+	}
 	return redfish.New(a, creds, opts)
 }
 
@@ -128,20 +130,6 @@ func systemPath(m *mockBMC) string {
 	coll := m.doc("/redfish/v1/Systems")
 	first := coll["Members"].([]any)[0].(map[string]any)
 	return first["@odata.id"].(string)
-}
-
-func cdPath(m *mockBMC) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var paths []string
-	for p, doc := range m.docs {
-		types, _ := doc["MediaTypes"].([]any)
-		if slices.Contains(types, any("CD")) {
-			paths = append(paths, p)
-		}
-	}
-	slices.Sort(paths)
-	return paths[0]
 }
 
 func checkGolden(t *testing.T, file, got string) {

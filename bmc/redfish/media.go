@@ -2,10 +2,12 @@ package redfish
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stmcginnis/gofish"
 
@@ -32,7 +34,8 @@ type mediaDoc struct {
 func (m *mediaDoc) empty() bool { return !m.Inserted && m.Image == "" }
 
 // InsertMedia mounts imageURL in the CD slot (see the package comment for
-// the request shapes tried) and checks that the BMC reports it inserted.
+// the request shapes tried), accepts the BMC's 2xx and then polls the slot
+// until it shows the image inserted, for at most Options.MediaTimeout.
 func (d *Driver) InsertMedia(ctx context.Context, imageURL string) error {
 	const op = "insert virtual media"
 	u, err := url.Parse(imageURL)
@@ -43,7 +46,12 @@ func (d *Driver) InsertMedia(ctx context.Context, imageURL string) error {
 	if err != nil {
 		return err
 	}
-	cd, err := d.findCD(api, op, path)
+	sys, err := d.getSystem(api, op, path)
+	if err != nil {
+		return err
+	}
+	v := d.vendorFor(sys)
+	cd, err := d.findCD(api, op, sys, v)
 	if err != nil {
 		return err
 	}
@@ -51,15 +59,19 @@ func (d *Driver) InsertMedia(ctx context.Context, imageURL string) error {
 		return nil
 	}
 	if !cd.empty() {
-		if err := d.eject(api, op, cd); err != nil {
+		if err := d.eject(ctx, api, op, cd); err != nil {
 			return err
 		}
 	}
 	if !validLink(cd.Actions.Insert.Target) {
 		// No InsertMedia action (older Lenovo XCC, iLO 4): PATCH the slot.
-		return d.patchInsert(api, op, cd.ID, imageURL)
+		if err := d.send(api, op, http.MethodPatch, cd.ID,
+			v.withExtra(map[string]any{"Image": imageURL, "Inserted": true, "WriteProtected": true})); err != nil {
+			return err
+		}
+		return d.awaitInserted(ctx, api, op, cd.ID, imageURL, v)
 	}
-	return d.postInsert(api, op, cd, imageURL, strings.ToUpper(u.Scheme))
+	return d.postInsert(ctx, api, op, cd, imageURL, strings.ToUpper(u.Scheme), v)
 }
 
 // insertShapes are the InsertMedia bodies tried in order; the next one is
@@ -73,16 +85,16 @@ func insertShapes(image, protocol string) []map[string]any {
 	}
 }
 
-func (d *Driver) postInsert(api *gofish.APIClient, op string, cd *mediaDoc, image, protocol string) error {
+func (d *Driver) postInsert(ctx context.Context, api *gofish.APIClient, op string, cd *mediaDoc, image, protocol string, v vendor) error {
 	var err error
 	for i, shape := range insertShapes(image, protocol) {
 		if i > 0 {
 			d.opts.Logger.Debug("InsertMedia refused, trying another request shape",
 				"host", d.addr.Host, "shape", i+1)
 		}
-		err = d.send(api, op, http.MethodPost, cd.Actions.Insert.Target, shape)
+		err = d.send(api, op, http.MethodPost, cd.Actions.Insert.Target, v.withExtra(shape))
 		if err == nil {
-			return d.confirmInsert(api, op, cd.ID, image)
+			return d.awaitInserted(ctx, api, op, cd.ID, image, v)
 		}
 		if !rejected(err) {
 			return err
@@ -91,43 +103,47 @@ func (d *Driver) postInsert(api *gofish.APIClient, op string, cd *mediaDoc, imag
 	return err
 }
 
-// confirmInsert reads the slot back; if the BMC took the image but left it
-// not inserted (InsertMedia without Inserted, as Supermicro wants), Inserted
-// and WriteProtected are set with a PATCH, as Lenovo needs.
-func (d *Driver) confirmInsert(api *gofish.APIClient, op, path, image string) error {
-	var cd mediaDoc
-	if err := d.getJSON(api, op, path, &cd); err != nil {
-		return err
+// awaitInserted polls the slot until it shows the image inserted. A slot
+// that shows the image but not Inserted (InsertMedia without Inserted, as
+// Supermicro wants) gets Inserted and WriteProtected with one PATCH, as
+// Lenovo needs, unless the vendor's slots are read only (iDRAC). A slot
+// that does not show it by the deadline is an error naming the slot and
+// what it reported.
+func (d *Driver) awaitInserted(ctx context.Context, api *gofish.APIClient, op, slot, image string, v vendor) error {
+	deadline := time.Now().Add(d.opts.MediaTimeout)
+	patched := v.noSlotPatch
+	for {
+		var cd mediaDoc
+		if err := d.getJSON(api, op, slot, &cd); err != nil {
+			return err
+		}
+		switch {
+		case cd.Inserted && cd.Image == image:
+			return nil
+		case cd.Image == image && !patched:
+			patched = true
+			if err := d.send(api, op, http.MethodPatch, slot,
+				map[string]any{"Inserted": true, "WriteProtected": true}); err != nil {
+				return err
+			}
+			continue
+		case time.Now().After(deadline):
+			return d.failf(op, bmc.ErrBMC, "the BMC accepted the image but its slot %s still reports Inserted=%v Image=%q after %s",
+				slot, cd.Inserted, redactURL(cd.Image, image), d.opts.MediaTimeout)
+		}
+		if err := sleep(ctx, d.opts.PollInterval); err != nil {
+			return d.fail(op, err)
+		}
 	}
-	if cd.Inserted && cd.Image == image {
-		return nil
-	}
-	if err := d.send(api, op, http.MethodPatch, path,
-		map[string]any{"Inserted": true, "WriteProtected": true}); err != nil {
-		return err
-	}
-	return d.checkInserted(api, op, path, image)
 }
 
-func (d *Driver) patchInsert(api *gofish.APIClient, op, path, image string) error {
-	err := d.send(api, op, http.MethodPatch, path,
-		map[string]any{"Image": image, "Inserted": true, "WriteProtected": true})
-	if err != nil {
-		return err
+// redactURL hides the image URL (it holds a path token) when the slot
+// shows it; any other image is shown as the BMC reported it.
+func redactURL(got, image string) string {
+	if got == image {
+		return "(the image)"
 	}
-	return d.checkInserted(api, op, path, image)
-}
-
-func (d *Driver) checkInserted(api *gofish.APIClient, op, path, image string) error {
-	var cd mediaDoc
-	if err := d.getJSON(api, op, path, &cd); err != nil {
-		return err
-	}
-	if !cd.Inserted || cd.Image != image {
-		return d.failf(op, bmc.ErrBMC, "the BMC accepted the image but reports Inserted=%v Image=%q",
-			cd.Inserted, cd.Image)
-	}
-	return nil
+	return got
 }
 
 // EjectMedia empties the CD slot; it is a no-op if the slot is empty.
@@ -137,34 +153,59 @@ func (d *Driver) EjectMedia(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cd, err := d.findCD(api, op, path)
+	sys, err := d.getSystem(api, op, path)
+	if err != nil {
+		return err
+	}
+	cd, err := d.findCD(api, op, sys, d.vendorFor(sys))
 	if err != nil {
 		return err
 	}
 	if cd.empty() {
 		return nil
 	}
-	return d.eject(api, op, cd)
+	return d.eject(ctx, api, op, cd)
 }
 
 // eject posts EjectMedia with an empty JSON object (iLO refuses an empty
 // body; the others accept {}), or PATCHes the slot empty where there is no
-// EjectMedia action.
-func (d *Driver) eject(api *gofish.APIClient, op string, cd *mediaDoc) error {
+// EjectMedia action; then it polls the slot until it shows empty, for at
+// most Options.MediaTimeout (Lenovo shows the PATCH a little later).
+func (d *Driver) eject(ctx context.Context, api *gofish.APIClient, op string, cd *mediaDoc) error {
+	var err error
 	if validLink(cd.Actions.Eject.Target) {
-		return d.send(api, op, http.MethodPost, cd.Actions.Eject.Target, map[string]any{})
+		err = d.send(api, op, http.MethodPost, cd.Actions.Eject.Target, map[string]any{})
+	} else {
+		err = d.send(api, op, http.MethodPatch, cd.ID, map[string]any{"Image": nil, "Inserted": false})
 	}
-	return d.send(api, op, http.MethodPatch, cd.ID, map[string]any{"Image": nil, "Inserted": false})
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(d.opts.MediaTimeout)
+	for {
+		var now mediaDoc
+		if err := d.getJSON(api, op, cd.ID, &now); err != nil {
+			return err
+		}
+		if now.empty() {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return d.failf(op, bmc.ErrBMC, "the BMC accepted the eject but its slot %s still reports Inserted=%v after %s",
+				cd.ID, now.Inserted, d.opts.MediaTimeout)
+		}
+		if err := sleep(ctx, d.opts.PollInterval); err != nil {
+			return d.fail(op, err)
+		}
+	}
 }
 
 // findCD returns the first virtual media slot that takes a CD or DVD, under
 // the System (newer iDRAC, DMTF 2021+) or else under the System's first
-// Manager (older iDRAC, iLO, Supermicro, Lenovo).
-func (d *Driver) findCD(api *gofish.APIClient, op, systemPath string) (*mediaDoc, error) {
-	sys, err := d.getSystem(api, op, systemPath)
-	if err != nil {
-		return nil, err
-	}
+// Manager (older iDRAC, iLO, Supermicro, Lenovo); where the collection
+// lists none, the vendor's well-known slot ids are tried (Supermicro).
+func (d *Driver) findCD(api *gofish.APIClient, op string, sys *systemDoc, v vendor) (*mediaDoc, error) {
+	var err error
 	collection := sys.VirtualMedia.ID
 	if !validLink(collection) {
 		collection, err = d.managerMedia(api, op, sys)
@@ -177,19 +218,36 @@ func (d *Driver) findCD(api *gofish.APIClient, op, systemPath string) (*mediaDoc
 		return nil, err
 	}
 	for _, m := range members {
-		if !validLink(m) {
-			continue
-		}
-		var vm mediaDoc
-		if err := d.getJSON(api, op, m, &vm); err != nil {
-			return nil, err
-		}
-		if slices.Contains(vm.MediaTypes, "CD") || slices.Contains(vm.MediaTypes, "DVD") {
-			vm.ID = m
-			return &vm, nil
+		if cd, err := d.cdSlot(api, op, m); cd != nil || err != nil {
+			return cd, err
 		}
 	}
-	return nil, d.failf(op, bmc.ErrUnsupported, "no virtual CD/DVD slot")
+	for _, id := range v.slotGuesses {
+		cd, err := d.cdSlot(api, op, strings.TrimSuffix(collection, "/")+"/"+id)
+		if errors.Is(err, bmc.ErrUnsupported) {
+			continue // not there (404)
+		}
+		if cd != nil || err != nil {
+			return cd, err
+		}
+	}
+	return nil, d.failf(op, bmc.ErrUnsupported, "no virtual CD/DVD slot in %s", collection)
+}
+
+// cdSlot reads the slot at path; nil if it takes no CD or DVD.
+func (d *Driver) cdSlot(api *gofish.APIClient, op, path string) (*mediaDoc, error) {
+	if !validLink(path) {
+		return nil, nil
+	}
+	var vm mediaDoc
+	if err := d.getJSON(api, op, path, &vm); err != nil {
+		return nil, err
+	}
+	if slices.Contains(vm.MediaTypes, "CD") || slices.Contains(vm.MediaTypes, "DVD") {
+		vm.ID = path
+		return &vm, nil
+	}
+	return nil, nil
 }
 
 func (d *Driver) managerMedia(api *gofish.APIClient, op string, sys *systemDoc) (string, error) {

@@ -31,7 +31,9 @@ func (d *Driver) PowerOff(ctx context.Context) error {
 	return d.power(ctx, "power off", bmc.PowerOff, "ForceOff")
 }
 
-// GracefulOff sends ResetType GracefulShutdown unless the machine is off.
+// GracefulOff sends ResetType GracefulShutdown unless the machine is off;
+// where the BMC does not offer GracefulShutdown but PushPowerButton (iLO
+// 5), a push of the power button, which the OS takes as an ACPI shutdown.
 func (d *Driver) GracefulOff(ctx context.Context) error {
 	return d.power(ctx, "graceful power off", bmc.PowerOff, "GracefulShutdown")
 }
@@ -61,8 +63,13 @@ func (d *Driver) power(ctx context.Context, op string, done bmc.PowerState, rese
 	if !validLink(reset.Target) {
 		return d.failf(op, bmc.ErrUnsupported, "the system has no Reset action")
 	}
-	if resetType == "ForceRestart" {
+	switch resetType {
+	case "ForceRestart":
 		resetType = restartType(state, reset.Allowed)
+	case "GracefulShutdown":
+		if !allows(reset.Allowed, resetType) && allows(reset.Allowed, "PushPowerButton") {
+			resetType = "PushPowerButton"
+		}
 	}
 	if !allows(reset.Allowed, resetType) {
 		return d.failf(op, bmc.ErrUnsupported, "ResetType %s not offered (allowed: %v)", resetType, reset.Allowed)

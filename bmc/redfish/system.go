@@ -11,9 +11,11 @@ import (
 
 // systemDoc is the part of a ComputerSystem the driver acts on.
 type systemDoc struct {
-	ID         string `json:"@odata.id"`
-	PowerState string `json:"PowerState"`
-	Boot       struct {
+	ID           string `json:"@odata.id"`
+	PowerState   string `json:"PowerState"`
+	Manufacturer string `json:"Manufacturer"`
+	Boot         struct {
+		Mode    string   `json:"BootSourceOverrideMode"`
 		Targets []string `json:"BootSourceOverrideTarget@Redfish.AllowableValues"`
 	} `json:"Boot"`
 	Actions struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -19,26 +20,71 @@ import (
 // rackDaemons starts n rackbootd processes on loopback as one rack
 // cluster ([cluster] with certificates from a fresh rack CA).
 func rackDaemons(t *testing.T, n int) []*testDaemon {
+	return startRack(t, n).daemons
+}
+
+// testRack is a rack of rackbootd processes and the files they were made
+// with.
+type testRack struct {
+	t       *testing.T
+	ca      *rackca.CA
+	caDir   string
+	peers   []string // "id@addr", the bootstrap list
+	daemons []*testDaemon
+}
+
+// startRack starts n rackbootd processes on loopback as one rack cluster
+// and waits until each is ready.
+func startRack(t *testing.T, n int) *testRack {
 	t.Helper()
-	caDir := filepath.Join(t.TempDir(), "rack")
-	ca, err := rackca.Init(caDir, time.Now())
+	r := &testRack{t: t, caDir: filepath.Join(t.TempDir(), "rack")}
+	ca, err := rackca.Init(r.caDir, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := make([]*testDaemon, n)
-	peers := make([]string, n)
-	for i := range ds {
-		ds[i] = newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
-		peers[i] = fmt.Sprintf("n%d@%s", i+1, freePort(t, "tcp"))
+	r.ca = ca
+	r.daemons = make([]*testDaemon, n)
+	ports := freeTCPPorts(t, 2*n)
+	for i := range r.daemons {
+		r.daemons[i] = newTestDaemon(t, ports[2*i], freePort(t, "udp"))
+		r.peers = append(r.peers, fmt.Sprintf("n%d@%s", i+1, ports[2*i+1]))
 	}
-	list, _ := json.Marshal(peers)
-	for i, d := range ds {
-		id, addr, _ := strings.Cut(peers[i], "@")
-		out, err := ca.WriteNode(caDir, id, time.Now())
+	list, _ := json.Marshal(r.peers)
+	for i, d := range r.daemons {
+		id, addr, _ := strings.Cut(r.peers[i], "@")
+		d.writeConfig(r.memberConfig(d, id, addr, "bootstrap = "+string(list)))
+		d.start(nil)
+	}
+	for _, d := range r.daemons {
+		d.waitNote("READY=1")
+	}
+	return r
+}
+
+// freeTCPPorts returns n distinct loopback TCP addresses that were free a
+// moment ago (freePort called n times may return one port twice).
+func freeTCPPorts(t *testing.T, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.writeConfig(fmt.Sprintf(`[server]
+		defer ln.Close()
+		addrs[i] = ln.Addr().String()
+	}
+	return addrs
+}
+
+// memberConfig issues node id's files and returns d's configuration as
+// that rack member, its peer port on addr, with extra in [cluster].
+func (r *testRack) memberConfig(d *testDaemon, id, addr, extra string) string {
+	out, err := r.ca.WriteNode(r.caDir, id, time.Now())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return fmt.Sprintf(`[server]
 advertise = "127.0.0.1"
 http_listen = %q
 data_dir = "state"
@@ -49,20 +95,14 @@ enabled = false
 [cluster]
 node_id = %q
 bind = %q
-bootstrap = %s
+%s
 ca = %q
 cert = %q
 key = %q
 secrets_key = %q
 admin_token = %q
-`, d.httpAddr, id, addr, list, filepath.Join(out, "ca.crt"), filepath.Join(out, "node.crt"), filepath.Join(out, "node.key"),
-			filepath.Join(out, "secrets.key"), filepath.Join(out, "admin-token")))
-		d.start(nil)
-	}
-	for _, d := range ds {
-		d.waitNote("READY=1")
-	}
-	return ds
+`, d.httpAddr, id, addr, extra, filepath.Join(out, "ca.crt"), filepath.Join(out, "node.crt"), filepath.Join(out, "node.key"),
+		filepath.Join(out, "secrets.key"), filepath.Join(out, "admin-token"))
 }
 
 // admin sends an admin request to d (path from the host root) and

@@ -169,7 +169,7 @@ func (d *daemon) newTFTP() error {
 // start runs every service; the channel gets one value per service that
 // stops serving.
 func (d *daemon) start(ctx context.Context) <-chan error {
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	d.runEngine(ctx)
 	d.runLeader(ctx)
 	run := func(name string, serve func() error) {
@@ -190,7 +190,19 @@ func (d *daemon) start(ctx context.Context) <-chan error {
 		run("tftp", func() error { return ignore(d.tftp.Serve(d.tftpConn), tftp.ErrServerClosed) })
 	}
 	run("http", func() error { return ignore(d.http.Serve(d.httpLn), http.ErrServerClosed) })
+	go d.watchHalt(ctx, errc)
 	return errc
+}
+
+// watchHalt stops the daemon when the state store halts on a log entry it
+// cannot apply: an appliance serving from a state that lacks the entry
+// would answer DHCP and boot requests from a state no other member has.
+func (d *daemon) watchHalt(ctx context.Context, errc chan<- error) {
+	select {
+	case <-d.store.Halted():
+		errc <- fmt.Errorf("state store: %w", d.store.HaltErr())
+	case <-ctx.Done():
+	}
 }
 
 func ignore(err, expected error) error {

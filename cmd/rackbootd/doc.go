@@ -11,4 +11,11 @@
 //	rackbootd [--config FILE]        run every enabled service (default FILE: /etc/rackboot/rackboot.toml)
 //	rackbootd check-config FILE      validate FILE and its boot profiles; print "ok" or every error
 //	rackbootd version                print the version
+//	rackbootd restore [--config FILE] BACKUP
+//	                                 offline: write a backup as the state of the empty data_dir
+//	rackbootd recover [--config FILE]
+//	                                 offline: make this rack member its rack's only voter
+//
+// restore and recover wire packages engine/backup and cluster (Restore,
+// Recover); docs/backup.md says when to use them.
 package main

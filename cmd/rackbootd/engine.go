@@ -114,6 +114,7 @@ func (d *daemon) runEngine(ctx context.Context) {
 func (d *daemon) mountAPI(mux *http.ServeMux) {
 	mux.Handle(api.BasePath+"/", d.api)
 	d.mountCluster(mux, d.apiOpts.AdminToken) // cluster.go
+	d.mountBackup(mux, d.apiOpts.AdminToken)  // backup.go
 }
 
 // adminToken is the rack's shared admin token ([cluster] admin_token),

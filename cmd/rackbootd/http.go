@@ -13,8 +13,8 @@ import (
 )
 
 // newHTTP builds the HTTP server: the boot URLs of boot/httpboot, the
-// assisted-installer API under /api/assisted-install/v2, /healthz and
-// /metrics.
+// assisted-installer API under /api/assisted-install/v2, the web console
+// under /console/, /healthz and /metrics.
 func (d *daemon) newHTTP() error {
 	boot, err := httpboot.New(httpboot.Options{
 		BaseURL: d.cfg.BaseURL(),
@@ -34,6 +34,9 @@ func (d *daemon) newHTTP() error {
 	mux.HandleFunc("GET /metrics", d.serveMetrics)
 	d.mountAPI(mux)
 	d.mountBMH(mux)
+	if err := d.mountConsole(mux); err != nil { // console.go
+		return err
+	}
 	mux.Handle("/", boot)
 	ln, err := net.Listen("tcp", d.cfg.Server.HTTPListen)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhctl"
@@ -26,7 +27,7 @@ func (s *server) listBMHs(w http.ResponseWriter, _ *http.Request, _ auth.Princip
 	out := models.BareMetalHostList{}
 	s.store.Read(func(m *engine.Model) {
 		for b := range m.BareMetalHosts() {
-			out = append(out, bmhOut(b))
+			out = append(out, bmhOut(b, hardwareOf(m, b)))
 		}
 	})
 	writeJSON(w, http.StatusOK, out)
@@ -38,7 +39,7 @@ func (s *server) getBMH(w http.ResponseWriter, r *http.Request, _ auth.Principal
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, bmhOut(b))
+	writeJSON(w, http.StatusOK, s.bmhView(b))
 	return nil
 }
 
@@ -56,7 +57,7 @@ func (s *server) bmh(name string) (engine.BareMetalHost, error) {
 
 func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	var in models.BareMetalHostCreate
-	if err := decode(w, r, maxBody, &in); err != nil {
+	if err := decodeWarn(w, r, maxBody, &in); err != nil {
 		return err
 	}
 	if in.Kind != "" && in.Kind != bmhKind {
@@ -72,14 +73,29 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if _, err := s.bmh(b.Name); err == nil {
 		return fmt.Errorf("%w: baremetal host %s exists", ErrConflict, b.Name)
 	}
+	if in.PreprovisioningNetworkData != nil {
+		if b.PreprovisioningNetworkDataName == "" {
+			b.PreprovisioningNetworkDataName = b.Name + "-network-config-secret"
+		}
+		if err := s.checkNetworkSecret(b.PreprovisioningNetworkDataName, *in.PreprovisioningNetworkData); err != nil {
+			return err
+		}
+	}
 	ctx := r.Context()
 	create := &engine.CreateBareMetalHost{Host: b}
-	if err := engine.Check(s.store, create); err != nil { // before its credentials are stored
+	if err := engine.Check(s.store, create); err != nil { // before its secrets are stored
 		return fmt.Errorf("create baremetal host: %w", err)
 	}
 	if in.Credentials != nil {
 		if err := s.putBMCSecret(ctx, b.BMC.CredentialsName, *in.Credentials); err != nil {
 			return err
+		}
+	}
+	if in.PreprovisioningNetworkData != nil {
+		_, err := s.store.Apply(ctx, &engine.PutSecret{Secret: engine.Secret{Name: b.PreprovisioningNetworkDataName,
+			Type: engine.NetworkDataSecretType, Data: map[string][]byte{engine.NetworkDataKey: []byte(*in.PreprovisioningNetworkData)}}})
+		if err != nil {
+			return fmt.Errorf("store preprovisioning network data: %w", err)
 		}
 	}
 	out, err := engine.ApplyAs[engine.BareMetalHost](ctx, s.store, create)
@@ -88,7 +104,24 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	}
 	s.event(ctx, engine.Event{Name: "bmh_created", Severity: "info", Props: map[string]string{"bmh": b.Name},
 		Message: fmt.Sprintf("BareMetalHost %s: created (BMC %s)", b.Name, b.BMC.Address)})
-	writeJSON(w, http.StatusCreated, bmhOut(out))
+	writeJSON(w, http.StatusCreated, s.bmhView(out))
+	return nil
+}
+
+// checkNetworkSecret refuses network data that is not NMState YAML, or a
+// secret name that holds something else.
+func (s *server) checkNetworkSecret(name, doc string) error {
+	if _, err := nmstate.Convert([]byte(doc), nil); err != nil {
+		return badRequest("preprovisioningNetworkData: %v", err)
+	}
+	var (
+		old engine.Secret
+		ok  bool
+	)
+	s.store.Read(func(m *engine.Model) { old, ok = m.Secret(name) })
+	if ok && old.Type != engine.NetworkDataSecretType {
+		return fmt.Errorf("%w: secret %s exists and does not hold network data", ErrConflict, clip(name))
+	}
 	return nil
 }
 
@@ -131,7 +164,7 @@ func (s *server) patchBMH(w http.ResponseWriter, r *http.Request, _ auth.Princip
 		return err
 	}
 	var in models.BareMetalHostPatch
-	if err := decode(w, r, maxBody, &in); err != nil {
+	if err := decodeWarn(w, r, maxBody, &in); err != nil {
 		return err
 	}
 	p := bmhPatch(in)
@@ -160,7 +193,7 @@ func (s *server) patchBMH(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err != nil {
 		return fmt.Errorf("update baremetal host: %w", err)
 	}
-	writeJSON(w, http.StatusOK, bmhOut(out))
+	writeJSON(w, http.StatusOK, s.bmhView(out))
 	return nil
 }
 
@@ -225,7 +258,8 @@ func bmhIn(in models.BareMetalHost) engine.BareMetalHost {
 		BMC: engine.BMC{Address: in.Spec.BMC.Address, CredentialsName: in.Spec.BMC.CredentialsName,
 			DisableCertificateVerification: in.Spec.BMC.DisableCertificateVerification},
 		BootMACAddress: in.Spec.BootMACAddress, Online: in.Spec.Online,
-		AutomatedCleaningMode: in.Spec.AutomatedCleaningMode,
+		AutomatedCleaningMode: in.Spec.AutomatedCleaningMode, BootMode: in.Spec.BootMode,
+		PreprovisioningNetworkDataName: in.Spec.PreprovisioningNetworkDataName,
 	}
 	if h := in.Spec.RootDeviceHints; h != nil {
 		eh := engine.RootDeviceHints(*h)
@@ -247,6 +281,7 @@ func bmhPatch(in models.BareMetalHostPatch) engine.BMHPatch {
 		p.Address, p.CredentialsName, p.DisableCertificateVerification = c.Address, c.CredentialsName, c.DisableCertificateVerification
 	}
 	p.BootMACAddress, p.Online, p.AutomatedCleaningMode = sp.BootMACAddress, sp.Online, sp.AutomatedCleaningMode
+	p.BootMode, p.PreprovisioningNetworkDataName = sp.BootMode, sp.PreprovisioningNetworkDataName
 	if h := sp.RootDeviceHints; h != nil {
 		eh := engine.RootDeviceHints(*h)
 		p.RootDeviceHints = &eh
@@ -254,8 +289,24 @@ func bmhPatch(in models.BareMetalHostPatch) engine.BMHPatch {
 	return p
 }
 
+// bmhView is the REST form of b with the hardware of its paired host.
+func (s *server) bmhView(b engine.BareMetalHost) *models.BareMetalHost {
+	var hw *models.HardwareDetails
+	s.store.Read(func(m *engine.Model) { hw = hardwareOf(m, b) })
+	return bmhOut(b, hw)
+}
+
+// hardwareOf is status.hardware of b: its paired host's inventory.
+func hardwareOf(m *engine.Model, b engine.BareMetalHost) *models.HardwareDetails {
+	h, ok := m.Host(b.Status.HostID)
+	if !ok || h.BMHName != b.Name {
+		return nil
+	}
+	return bmhctl.Hardware(h)
+}
+
 // bmhOut is the REST form of a BMH.
-func bmhOut(b engine.BareMetalHost) *models.BareMetalHost {
+func bmhOut(b engine.BareMetalHost, hw *models.HardwareDetails) *models.BareMetalHost {
 	st := b.Status
 	out := &models.BareMetalHost{
 		APIVersion: bmhAPIVersion, Kind: bmhKind,
@@ -265,13 +316,14 @@ func bmhOut(b engine.BareMetalHost) *models.BareMetalHost {
 			BMC: models.BMCDetails{Address: b.BMC.Address, CredentialsName: b.BMC.CredentialsName,
 				DisableCertificateVerification: b.BMC.DisableCertificateVerification},
 			BootMACAddress: b.BootMACAddress, Online: b.Online, AutomatedCleaningMode: b.AutomatedCleaningMode,
+			BootMode: b.BootMode, PreprovisioningNetworkDataName: b.PreprovisioningNetworkDataName,
 		},
 		Status: &models.BareMetalHostStatus{
 			OperationalStatus: st.OperationalStatus, ErrorType: st.ErrorType, ErrorMessage: st.ErrorMessage,
 			ErrorCount: st.ErrorCount, PoweredOn: st.PowerState == "On", PowerState: st.PowerState,
 			Provisioning:  models.BareMetalHostProvStatus{State: st.ProvisioningState},
 			LastOperation: st.LastOperation, LastUpdated: dt(st.LastOperationAt), NextRetryTime: dt(st.NextRetryAt),
-			HostID: st.HostID,
+			HostID: st.HostID, Hardware: hw,
 		},
 	}
 	if h := b.RootDeviceHints; h != nil {

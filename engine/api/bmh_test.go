@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -63,6 +64,28 @@ func sno1() map[string]any {
 			"rootDeviceHints": map[string]any{"deviceName": "/dev/sda", "minSizeGigabytes": 100}},
 		"credentials": map[string]string{"username": "root", "password": bmhPassword},
 	}
+}
+
+// Fields of a metal3 manifest rackboot does not use are reported as
+// Warning headers; the BMH is stored with bootMode.
+func TestBareMetalHostUnknownFields(t *testing.T) {
+	e, _ := newBMHEnv(t)
+	body := sno1()
+	spec := body["spec"].(map[string]any)
+	spec["bootMode"] = "UEFISecureBoot"
+	spec["image"] = map[string]any{"url": "http://example.com/os.qcow2"}
+	spec["bmc"].(map[string]any)["port"] = 623
+	r := e.must(adminCred(), 201, "POST", "/baremetal-hosts", body)
+	want := []string{`299 - "unknown field spec.bmc.port (ignored by rackboot)"`, `299 - "unknown field spec.image (ignored by rackboot)"`}
+	if got := r.hdr.Values("Warning"); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Warning headers = %q, want %q", got, want)
+	}
+	var b models.BareMetalHost
+	r.decode(t, &b)
+	if b.Spec.BootMode != "UEFISecureBoot" {
+		t.Errorf("bootMode = %q", b.Spec.BootMode)
+	}
+	e.wantError(e.do(adminCred(), "PATCH", "/baremetal-hosts/sno1", map[string]any{"spec": map[string]any{"bootMode": "BIOS"}}), 400, "bootMode")
 }
 
 func TestBareMetalHostAPI(t *testing.T) {
@@ -215,4 +238,79 @@ func TestPatchBMHCredentials(t *testing.T) {
 	})
 	e.wantError(e.do(adminCred(), "PATCH", "/baremetal-hosts/sno1", map[string]any{
 		"credentials": map[string]string{"username": "root"}}), 400, "password")
+}
+
+// status.hardware is the paired agent's inventory in metal3's names.
+func TestBareMetalHostHardware(t *testing.T) {
+	e, _ := newBMHEnv(t)
+	e.must(adminCred(), 201, "POST", "/baremetal-hosts", sno1())
+	inv, _ := json.Marshal(models.Inventory{
+		Hostname:     "sno1",
+		SystemVendor: &models.SystemVendor{Manufacturer: "Dell Inc.", ProductName: "PowerEdge R650", SerialNumber: "CN7016D2"},
+		CPU:          &models.CPU{Architecture: "x86_64", Count: 64, ModelName: "Intel(R) Xeon(R) Gold 6338", Frequency: 2000},
+		Memory:       &models.Memory{PhysicalBytes: 256 << 30},
+		Interfaces: []*models.Interface{{Name: "eno1", MacAddress: "94:40:c9:1f:bf:64", SpeedMbps: 25000,
+			IPV4Addresses: []string{"10.0.0.20/24"}, Vendor: "0x14e4", Product: "0x16d7"}},
+		Disks: []*models.Disk{{Name: "sda", Path: "/dev/sda", SizeBytes: 480 << 30, DriveType: models.DriveTypeSSD,
+			Model: "MZ7KH480", Serial: "S47MNA0R", Wwn: "0x5002538e40a1b2c3", Hctl: "0:0:0:0", Vendor: "ATA"}},
+	})
+	const id = "44444444-4444-4444-8444-444444444444"
+	const ieID = "11111111-1111-4111-8111-111111111111"
+	for _, cmd := range []engine.Command{
+		&engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ieID, Name: "sno1"}},
+		&engine.RegisterHost{Host: engine.Host{ID: id, InfraEnvID: ieID, Status: "discovering-unbound", Inventory: inv}},
+		&engine.PairBareMetalHost{Name: "sno1", HostID: id},
+	} {
+		if _, err := e.store.Apply(t.Context(), cmd); err != nil {
+			t.Fatalf("%T: %v", cmd, err)
+		}
+	}
+	var b models.BareMetalHost
+	e.must(adminCred(), 200, "GET", "/baremetal-hosts/sno1", nil).decode(t, &b)
+	hw := b.Status.Hardware
+	if hw == nil {
+		t.Fatalf("status = %+v, want hardware", b.Status)
+	}
+	want := models.HardwareDetails{
+		SystemVendor: models.HardwareSystemVendor{Manufacturer: "Dell Inc.", ProductName: "PowerEdge R650", SerialNumber: "CN7016D2"},
+		RAMMebibytes: 256 << 10, Hostname: "sno1",
+		NIC: []models.HardwareNIC{{Name: "eno1", Model: "0x14e4 0x16d7", MAC: "94:40:c9:1f:bf:64", IP: "10.0.0.20", SpeedGbps: 25}},
+		Storage: []models.HardwareStorage{{Name: "/dev/sda", Type: "SSD", SizeBytes: 480 << 30, Vendor: "ATA", Model: "MZ7KH480",
+			SerialNumber: "S47MNA0R", WWN: "0x5002538e40a1b2c3", HCTL: "0:0:0:0"}},
+		CPU: models.HardwareCPU{Arch: "x86_64", Model: "Intel(R) Xeon(R) Gold 6338", ClockMegahertz: 2000, Count: 64},
+	}
+	if !reflect.DeepEqual(*hw, want) {
+		t.Errorf("hardware =\n  %+v\nwant\n  %+v", *hw, want)
+	}
+}
+
+// preprovisioningNetworkData is stored as the Secret the spec names (by
+// default <name>-network-config-secret); a document that is not NMState
+// is refused and nothing is stored.
+func TestBareMetalHostNetworkData(t *testing.T) {
+	e, _ := newBMHEnv(t)
+	bad := sno1()
+	bad["preprovisioningNetworkData"] = "interfaces: 7"
+	e.wantError(e.do(adminCred(), "POST", "/baremetal-hosts", bad), 400, "preprovisioningNetworkData")
+	e.store.Read(func(m *engine.Model) {
+		if _, ok := m.BareMetalHost("sno1"); ok {
+			t.Error("the refused BMH was stored")
+		}
+		if _, ok := m.Secret("sno1-bmc-secret"); ok {
+			t.Error("the refused BMH's credentials were stored")
+		}
+	})
+	good := sno1()
+	good["preprovisioningNetworkData"] = "interfaces:\n- name: eno1\n  type: ethernet\n  state: up\n"
+	var b models.BareMetalHost
+	e.must(adminCred(), 201, "POST", "/baremetal-hosts", good).decode(t, &b)
+	if b.Spec.PreprovisioningNetworkDataName != "sno1-network-config-secret" {
+		t.Errorf("preprovisioningNetworkDataName = %q", b.Spec.PreprovisioningNetworkDataName)
+	}
+	e.store.Read(func(m *engine.Model) {
+		s, ok := m.Secret("sno1-network-config-secret")
+		if !ok || s.Type != engine.NetworkDataSecretType || !strings.Contains(string(s.Data[engine.NetworkDataKey]), "name: eno1") {
+			t.Errorf("network data secret = %+v %v", s, ok)
+		}
+	})
 }

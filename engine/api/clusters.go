@@ -50,8 +50,11 @@ func clusterFromParams(p models.ClusterCreateParams) (engine.Cluster, string, er
 	if p.Name == nil {
 		return engine.Cluster{}, "", badRequest("name is required")
 	}
-	if p.OpenshiftVersion == nil || *p.OpenshiftVersion == "" {
-		return engine.Cluster{}, "", badRequest("openshift_version is required")
+	if p.OpenshiftVersion == nil {
+		p.OpenshiftVersion = new(string)
+	}
+	if *p.OpenshiftVersion == "" && p.ImageSetRef == "" {
+		return engine.Cluster{}, "", badRequest("openshift_version is required (or image_set_ref, whose version the cluster then takes)")
 	}
 	if p.PullSecret == nil {
 		return engine.Cluster{}, "", badRequest("pull_secret is required")
@@ -66,6 +69,7 @@ func clusterFromParams(p models.ClusterCreateParams) (engine.Cluster, string, er
 	default:
 		return engine.Cluster{}, "", badRequest("high_availability_mode %q is not Full or None", clip(p.HighAvailabilityMode))
 	}
+	defaultNetworks(&p)
 	c := engine.Cluster{ID: newID(), Name: *p.Name, BaseDomain: p.BaseDNSDomain,
 		OpenshiftVersion: *p.OpenshiftVersion, SSHPublicKey: p.SSHPublicKey}
 	var patch models.V2ClusterUpdateParams
@@ -111,6 +115,9 @@ func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	if c.ImageSetRef, err = s.defaultImageSet(c); err != nil {
 		return err
 	}
+	if c.OpenshiftVersion == "" {
+		c.OpenshiftVersion = s.imageSetVersion(c.ImageSetRef)
+	}
 	ctx := r.Context()
 	c.PullSecretRef = clusterSecretName(c.ID)
 	create := &engine.CreateCluster{Cluster: c}
@@ -129,6 +136,37 @@ func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 		return err
 	}
 	return s.writeCluster(w, http.StatusCreated, c.ID)
+}
+
+// Upstream's networks for a cluster created without them (assisted-service's
+// DefaultClusterNetworkCidr, DefaultClusterNetworkHostPrefix,
+// DefaultServiceNetworkCidr): OpenShift's own defaults.
+const (
+	defaultClusterNetwork    = "10.128.0.0/14"
+	defaultClusterHostPrefix = 23
+	defaultServiceNetwork    = "172.30.0.0/16"
+)
+
+// defaultNetworks gives p upstream's cluster and service networks when it
+// leaves them out (an explicit empty list stays empty).
+func defaultNetworks(p *models.ClusterCreateParams) {
+	if p.ClusterNetworks == nil {
+		p.ClusterNetworks = []models.ClusterNetwork{{CIDR: defaultClusterNetwork, HostPrefix: defaultClusterHostPrefix}}
+	}
+	if p.ServiceNetworks == nil {
+		p.ServiceNetworks = []models.Network{{CIDR: defaultServiceNetwork}}
+	}
+}
+
+// imageSetVersion is the version of the image set named ref.
+func (s *server) imageSetVersion(ref string) string {
+	var v string
+	s.store.Read(func(m *engine.Model) {
+		if is, ok := m.ImageSet(ref); ok {
+			v = is.Version
+		}
+	})
+	return v
 }
 
 // clusterPatch checks p and returns the engine patch (without the pull

@@ -14,6 +14,7 @@ import (
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/bmhctl"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -41,12 +42,16 @@ func jsonString(v any) (string, error) {
 // installArgs are the install step's arguments for h.
 func (s *server) installArgs(h engine.Host) (models.InstallStepArgs, error) {
 	var (
-		is engine.ImageSet
-		ok bool
+		is   engine.ImageSet
+		ok   bool
+		wipe []string
 	)
 	s.store.Read(func(m *engine.Model) {
 		c, _ := m.Cluster(h.ClusterID)
 		is, ok = m.ClusterImageSet(c)
+		if b, found := m.BareMetalHost(h.BMHName); found && h.BMHName != "" {
+			wipe = bmhctl.WipeDisks(b, h)
+		}
 	})
 	if !ok || is.DiskImage.Path == "" {
 		return models.InstallStepArgs{}, fmt.Errorf("%w: host %s: its cluster's image set has no disk image", ErrConflict, h.ID)
@@ -63,7 +68,7 @@ func (s *server) installArgs(h engine.Host) (models.InstallStepArgs, error) {
 		BootDevice: d.BootDevice(), ImageURL: s.bootURL + DiskImagePath(is.Name),
 		ImageSHA256: is.DiskImage.SHA256, ImageSize: is.DiskImage.Size,
 		IgnitionURL:    s.serviceURL + BasePath + "/infra-envs/" + h.InfraEnvID + "/hosts/" + h.ID + "/downloads/ignition",
-		ExternalReboot: h.BMHName != ""}
+		ExternalReboot: h.BMHName != "", WipeDisks: wipe}
 	if h.InstallerArgs != "" {
 		_ = json.Unmarshal([]byte(h.InstallerArgs), &a.InstallerArgs) // checked when the BMH set it
 	}

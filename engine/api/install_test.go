@@ -152,3 +152,25 @@ func TestInstallStartsSNO(t *testing.T) {
 		t.Errorf("no cluster_installation_started event: %s", b)
 	}
 }
+
+// A cluster naming its image set may leave openshift_version out (the
+// README's `rackbootctl create cluster --image-set testbed`): it takes
+// the image set's version. Naming neither is refused.
+func TestClusterTakesItsImageSetVersion(t *testing.T) {
+	e := newMemEnv(t)
+	if _, err := e.store.Apply(t.Context(), &engine.PutImageSet{ImageSet: testImageSet()}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantError(e.do(adminCred(), "POST", "/clusters", map[string]any{"name": "c", "pull_secret": testPullSecret}), 400, "openshift_version is required")
+	var c models.Cluster
+	e.must(adminCred(), 201, "POST", "/clusters", map[string]any{"name": "c", "pull_secret": testPullSecret, "image_set_ref": "testos-1"}).decode(t, &c)
+	if c.ImageSetRef != "testos-1" || c.OpenshiftVersion != testImageSet().Version {
+		t.Errorf("cluster image set %q version %q, want testos-1 and %q", c.ImageSetRef, c.OpenshiftVersion, testImageSet().Version)
+	}
+	// Created without networks, it gets upstream's (else it could never be
+	// ready: cluster-cidr-defined and service-cidr-defined would fail).
+	if len(c.ClusterNetworks) != 1 || c.ClusterNetworks[0].CIDR != "10.128.0.0/14" || c.ClusterNetworks[0].HostPrefix != 23 ||
+		len(c.ServiceNetworks) != 1 || c.ServiceNetworks[0].CIDR != "172.30.0.0/16" {
+		t.Errorf("default networks: cluster %+v service %+v", c.ClusterNetworks, c.ServiceNetworks)
+	}
+}

@@ -91,7 +91,7 @@ func (s *server) deleteStaticNetwork(ctx context.Context, id string) error {
 	var names []string
 	s.store.Read(func(m *engine.Model) {
 		for c := range m.NMStateConfigs() {
-			if c.Labels[staticNetLabel] == id {
+			if c.Labels[staticNetLabel] == id && c.Labels[engine.LabelNetworkDataBMH] == "" { // a BMH's stays
 				names = append(names, c.Name)
 			}
 		}

@@ -61,9 +61,13 @@ func (a *action) eject(ctx context.Context) bool {
 		func(ctx context.Context) error { return a.drv.EjectMedia(ctx) })
 }
 
-func (a *action) bootOnce(ctx context.Context, dev bmc.BootDevice) bool {
-	return a.do(ctx, "boot once "+string(dev), "bmh_boot_once", "next boot (once) from "+string(dev),
-		func(ctx context.Context) error { return a.drv.SetBootOnce(ctx, dev, bmc.BootModeUnchanged) })
+func (a *action) bootOnce(ctx context.Context, dev bmc.BootDevice, mode bmc.BootMode) bool {
+	msg := "next boot (once) from " + string(dev)
+	if mode != bmc.BootModeUnchanged {
+		msg += " in " + string(mode) + " mode"
+	}
+	return a.do(ctx, "boot once "+string(dev), "bmh_boot_once", msg,
+		func(ctx context.Context) error { return a.drv.SetBootOnce(ctx, dev, mode) })
 }
 
 func (a *action) powerOnOrReset(ctx context.Context, ps bmc.PowerState) bool {
@@ -125,6 +129,12 @@ func (c *Controller) fail(ctx context.Context, b engine.BareMetalHost, op string
 	st.OperationalStatus = engine.BMHStatusError
 	st.LastOperation, st.LastOperationAt = op+" failed", now
 	st.NextRetryAt = now.Add(c.backoff(st.ErrorCount))
+	retry := "next at " + st.NextRetryAt.UTC().Format("15:04:05")
+	if Permanent(st) {
+		st.NextRetryAt = time.Time{}
+		st.ErrorMessage = clip(st.ErrorMessage + "; " + notRetried)
+		retry = "not retried until the BareMetalHost changes"
+	}
 	if st.ProvisioningState == "" {
 		st.ProvisioningState = engine.BMHRegistering
 	}
@@ -136,8 +146,8 @@ func (c *Controller) fail(ctx context.Context, b engine.BareMetalHost, op string
 		return
 	}
 	c.event(ctx, b, b.Status.HostID, "", "bmh_error", "warning",
-		fmt.Sprintf("BareMetalHost %s: %s (%s, attempt %d, next at %s)", b.Name, st.ErrorMessage, st.ErrorType,
-			st.ErrorCount, st.NextRetryAt.UTC().Format("15:04:05")))
+		fmt.Sprintf("BareMetalHost %s: %s (%s, attempt %d, %s)", b.Name, st.ErrorMessage, st.ErrorType,
+			st.ErrorCount, retry))
 }
 
 // Error classes of BMHStatus.ErrorType.
@@ -148,6 +158,28 @@ const (
 	ErrorConfig         = "config"
 	ErrorBMC            = "bmc-error"
 )
+
+// MaxCredentialAttempts is how many times in a row a BMC may refuse the
+// credentials before the controller stops asking (a BMC locks the account
+// after a few failed logins).
+const MaxCredentialAttempts = 3
+
+// notRetried ends the message of a permanent error.
+const notRetried = "not retried until the BareMetalHost changes"
+
+// Permanent reports whether the BMH's last error stops the retries: the BMC
+// does not support what is asked (unsupported), or refused the credentials
+// MaxCredentialAttempts times in a row. Any change of the BMH (or a PATCH
+// with retry) clears it.
+func Permanent(st engine.BMHStatus) bool {
+	switch st.ErrorType {
+	case ErrorUnsupported:
+		return st.ErrorCount > 0
+	case ErrorBadCredentials:
+		return st.ErrorCount >= MaxCredentialAttempts
+	}
+	return false
+}
 
 // Classify names the class of a controller error.
 func Classify(err error) string {

@@ -46,5 +46,15 @@
 // MaxBackoff, and is kept in the status (NextRetryAt) so a new leader
 // honours it. A BMC that rejected the password is therefore asked again
 // only at its backoff, never in a tight loop. Changing the BMH's BMC
-// fields (or PATCH with retry) resets the count.
+// fields (or PATCH with retry) resets the count. Permanent errors stop the
+// retries (Permanent): unsupported at once, bad credentials after
+// MaxCredentialAttempts; the status message and event say "not retried
+// until the BareMetalHost changes", and any change of the BMH clears it.
+//
+// The BMH's bootMode is the mode of every one-time boot;
+// preprovisioningNetworkDataName becomes an NMState config the infra-env
+// selects, with the boot MAC mapped (ensureNetwork), before the boot;
+// automatedCleaningMode metadata makes the host's install step wipe its
+// other disks (WipeDisks); Hardware is status.hardware from the paired
+// agent's inventory.
 package bmhctl

@@ -59,6 +59,9 @@ func (c *Controller) reconcile(ctx context.Context, name string) {
 	if b.Status.ErrorCount > 0 && c.o.Now().Before(b.Status.NextRetryAt) {
 		return
 	}
+	if Permanent(b.Status) {
+		return // until the BMH changes (engine.UpdateBareMetalHost clears it)
+	}
 	if !v.pairOK && v.candOK {
 		c.pair(ctx, v)
 		return
@@ -118,6 +121,19 @@ func (c *Controller) keepOff(ctx context.Context, v view) {
 	if a.powerOff(ctx) {
 		c.succeed(ctx, b, engine.BMHAvailable, bmc.PowerOff, a.last)
 	}
+}
+
+// bootMode is the firmware mode of the BMH's one-time boots: its bootMode
+// (UEFISecureBoot boots UEFI; secure boot itself is the firmware's
+// setting), or unchanged when it names none.
+func bootMode(b engine.BareMetalHost) bmc.BootMode {
+	switch b.BootMode {
+	case engine.BootModeUEFI, engine.BootModeUEFISecureBoot:
+		return bmc.BootModeUEFI
+	case engine.BootModeLegacy:
+		return bmc.BootModeLegacy
+	}
+	return bmc.BootModeUnchanged
 }
 
 // wantsBoot: the BMH is online and labelled with an infra-env.
@@ -181,11 +197,14 @@ func (c *Controller) provision(ctx context.Context, v view, drv bmc.Driver, addr
 		c.fail(ctx, b, "provision", fmt.Errorf("%w: infra-env %q (label %s) not found", ErrConfig, b.InfraEnvRef(), engine.LabelInfraEnv))
 		return
 	}
+	if !c.ensureNetwork(ctx, v) {
+		return
+	}
 	a := action{c: c, b: b, hostID: b.Status.HostID, ie: v.ie.ID, drv: drv, hidden: []string{pass}}
 	if addr.Boot == bmc.BootMethodVirtualMedia && !a.insert(ctx, c.o.Images) {
 		return
 	}
-	if !a.bootOnce(ctx, addr.BootDevice()) || !a.powerOnOrReset(ctx, ps) {
+	if !a.bootOnce(ctx, addr.BootDevice(), bootMode(b)) || !a.powerOnOrReset(ctx, ps) {
 		return
 	}
 	c.succeed(ctx, b, engine.BMHProvisioning, bmc.PowerOn, a.last)
@@ -203,7 +222,7 @@ func (c *Controller) finish(ctx context.Context, v view, drv bmc.Driver, addr bm
 	if b.Status.PowerState == string(bmc.PowerOff) {
 		ps = bmc.PowerOff
 	}
-	if !a.bootOnce(ctx, bmc.BootHdd) || !a.powerOnOrReset(ctx, ps) {
+	if !a.bootOnce(ctx, bmc.BootHdd, bootMode(b)) || !a.powerOnOrReset(ctx, ps) {
 		return
 	}
 	b, ok := c.succeed(ctx, b, engine.BMHDetached, bmc.PowerOn, a.last)

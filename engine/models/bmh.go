@@ -19,6 +19,9 @@ type BareMetalHost struct {
 type BareMetalHostCreate struct {
 	BareMetalHost
 	Credentials *BMCCredentials `json:"credentials,omitempty"`
+	// PreprovisioningNetworkData is the NMState YAML of the Secret
+	// spec.preprovisioningNetworkDataName names, stored under that name.
+	PreprovisioningNetworkData *string `json:"preprovisioningNetworkData,omitempty"`
 }
 
 // BareMetalHostPatch is the body of PATCH /v2/baremetal-hosts/{name}: a
@@ -46,6 +49,10 @@ type BareMetalHostSpecP struct {
 	Online                *bool            `json:"online,omitempty"`
 	RootDeviceHints       *RootDeviceHints `json:"rootDeviceHints,omitempty"`
 	AutomatedCleaningMode *string          `json:"automatedCleaningMode,omitempty"`
+	BootMode              *string          `json:"bootMode,omitempty"`
+	// PreprovisioningNetworkDataName names the Secret with the discovery
+	// image's static network (key nmstate).
+	PreprovisioningNetworkDataName *string `json:"preprovisioningNetworkDataName,omitempty"`
 }
 
 // BMCDetailsP is the bmc part of a BareMetalHostSpecP.
@@ -86,6 +93,12 @@ type BareMetalHostSpec struct {
 	Online                bool             `json:"online"`
 	RootDeviceHints       *RootDeviceHints `json:"rootDeviceHints,omitempty"`
 	AutomatedCleaningMode string           `json:"automatedCleaningMode,omitempty"`
+	// BootMode is UEFI, UEFISecureBoot or legacy (metal3's values); empty
+	// leaves the BMC's boot mode as it is.
+	BootMode string `json:"bootMode,omitempty"`
+	// PreprovisioningNetworkDataName names the Secret whose key nmstate is
+	// the static network of the discovery image.
+	PreprovisioningNetworkDataName string `json:"preprovisioningNetworkDataName,omitempty"`
 }
 
 // BMCDetails says how to reach the BMC.
@@ -122,6 +135,8 @@ type BareMetalHostStatus struct {
 	NextRetryTime     DateTime                `json:"nextRetryTime,omitempty"`
 	// HostID is the paired host (agent) id.
 	HostID string `json:"hostID,omitempty"`
+	// Hardware is the paired agent's inventory, as metal3 reports it.
+	Hardware *HardwareDetails `json:"hardware,omitempty"`
 }
 
 // BareMetalHostProvStatus is the provisioning part of the status.
@@ -131,3 +146,52 @@ type BareMetalHostProvStatus struct {
 
 // BareMetalHostList is the body of GET /v2/baremetal-hosts.
 type BareMetalHostList []*BareMetalHost
+
+// HardwareDetails is a BMH's status.hardware (metal3's names), filled from
+// the paired agent's inventory.
+type HardwareDetails struct {
+	SystemVendor HardwareSystemVendor `json:"systemVendor"`
+	RAMMebibytes int64                `json:"ramMebibytes"`
+	NIC          []HardwareNIC        `json:"nics"`
+	Storage      []HardwareStorage    `json:"storage"`
+	CPU          HardwareCPU          `json:"cpu"`
+	Hostname     string               `json:"hostname,omitempty"`
+}
+
+// HardwareSystemVendor names the machine.
+type HardwareSystemVendor struct {
+	Manufacturer string `json:"manufacturer,omitempty"`
+	ProductName  string `json:"productName,omitempty"`
+	SerialNumber string `json:"serialNumber,omitempty"`
+}
+
+// HardwareNIC is one network interface.
+type HardwareNIC struct {
+	Name      string `json:"name"`
+	Model     string `json:"model,omitempty"`
+	MAC       string `json:"mac"`
+	IP        string `json:"ip,omitempty"`
+	SpeedGbps int64  `json:"speedGbps,omitempty"`
+}
+
+// HardwareStorage is one disk.
+type HardwareStorage struct {
+	Name         string `json:"name"`
+	Type         string `json:"type,omitempty"`
+	Rotational   bool   `json:"rotational"`
+	SizeBytes    int64  `json:"sizeBytes"`
+	Vendor       string `json:"vendor,omitempty"`
+	Model        string `json:"model,omitempty"`
+	SerialNumber string `json:"serialNumber,omitempty"`
+	WWN          string `json:"wwn,omitempty"`
+	HCTL         string `json:"hctl,omitempty"`
+}
+
+// HardwareCPU summarises the processors.
+type HardwareCPU struct {
+	Arch           string   `json:"arch,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	ClockMegahertz float64  `json:"clockMegahertz,omitempty"`
+	Flags          []string `json:"flags,omitempty"`
+	Count          int64    `json:"count,omitempty"`
+}

@@ -27,6 +27,11 @@ type InstallStepArgs struct {
 	// the disk the agent reports Rebooting and does not reboot; the BMH
 	// controller ejects the media, sets boot-once Hdd and resets.
 	ExternalReboot bool `json:"external_reboot,omitempty"`
+	// WipeDisks are the host's other disks whose partition tables the
+	// agent wipes (both GPT copies and the MBR) before it writes the boot
+	// device: a BareMetalHost with automatedCleaningMode metadata, as
+	// Ironic's metadata cleaning.
+	WipeDisks []string `json:"wipe_disks,omitempty"`
 }
 
 // HostIgnitionParams is the answer of GET .../hosts/{host_id}/downloads/ignition.

@@ -17,6 +17,7 @@ import (
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
 	"github.com/rackboot/rackboot/testbed/redfish"
+	"github.com/rackboot/rackboot/testbed/vendorbmc"
 )
 
 // BMC addresses inside the test namespace: the emulator in front of the
@@ -134,7 +135,15 @@ func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
 		t.Fatal(err)
 	}
 	b.svc = svc
-	b.main, b.wrong = &bmcRecorder{next: svc}, &bmcRecorder{next: svc}
+	var front http.Handler = svc
+	if v := os.Getenv("RACKBOOT_BMC_VENDOR"); v != "" {
+		// The emulator as that vendor's BMC (testbed/vendorbmc.Front).
+		if front = vendorbmc.Front(svc, v); front == nil {
+			t.Fatalf("RACKBOOT_BMC_VENDOR=%s: no such personality (dell-idrac9, hpe-ilo5, supermicro-x12, lenovo-xcc)", v)
+		}
+		t.Logf("BMC personality: %s", v)
+	}
+	b.main, b.wrong = &bmcRecorder{next: front}, &bmcRecorder{next: svc}
 	serveBMC(t, ctx, ns, bmcAddr, b.main)
 	serveBMC(t, ctx, ns, bmcWrongAddr, b.wrong)
 	t.Cleanup(func() {

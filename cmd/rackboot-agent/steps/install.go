@@ -72,6 +72,11 @@ func parseInstallArgs(args []string) (*models.InstallStepArgs, error) {
 	case a.IgnitionURL == "":
 		return nil, bad("ignition_url is empty")
 	}
+	for _, w := range a.WipeDisks {
+		if !filepath.IsAbs(w) || filepath.Clean(w) != w || w == a.BootDevice {
+			return nil, bad("wipe_disks entry %q is not a clean absolute path other than the boot device", w)
+		}
+	}
 	u, err := url.Parse(a.ImageURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return nil, bad("image_url is not an http(s) URL without credentials")

@@ -89,6 +89,34 @@ func TestInstallWritesImageAndIgnition(t *testing.T) {
 	}
 }
 
+// Metadata cleaning: the other disks' partition tables (head, and the
+// backup GPT at the end) are zeroed before the image is written; the rest
+// of those disks is left alone.
+func TestInstallWipesOtherDisks(t *testing.T) {
+	e := newInstallEnv(t, testImage(), testConfig(0))
+	dev, _ := e.device(6 << 20)
+	other, orig := e.device(2 << 20)
+	rep := e.run(e.args(dev, func(a *models.InstallStepArgs) { a.WipeDisks = []string{other} }))
+	if rep.ExitCode != 0 || rep.Error != "" {
+		t.Fatalf("reply %+v", rep)
+	}
+	checkInstalled(t, readFile(t, dev), e.image, e.config, 0x5a)
+	got := readFile(t, other)
+	const head, tail = GPTReservedSectors * SectorSize, (GPTReservedSectors - 1) * SectorSize
+	if !bytes.Equal(got[:head], make([]byte, head)) || !bytes.Equal(got[len(got)-tail:], make([]byte, tail)) {
+		t.Error("the other disk's partition tables were not zeroed")
+	}
+	if !bytes.Equal(got[head:len(got)-tail], orig[head:len(orig)-tail]) {
+		t.Error("the other disk was changed beyond its partition tables")
+	}
+	e.logMu.Lock()
+	logs := e.logs.String()
+	e.logMu.Unlock()
+	if !strings.Contains(logs, "partition tables wiped") {
+		t.Errorf("no log of the wipe:\n%s", logs)
+	}
+}
+
 func TestInstallExternalRebootAndUnknownSize(t *testing.T) {
 	e := newInstallEnv(t, testImage(), testConfig(0))
 	dev, _ := e.device(len(e.image))
@@ -233,6 +261,8 @@ func TestInstallBadArguments(t *testing.T) {
 		func(a *models.InstallStepArgs) { a.ImageURL = "file:///etc/shadow" },
 		func(a *models.InstallStepArgs) { a.ImageSize = -1 },
 		func(a *models.InstallStepArgs) { a.IgnitionURL = "" },
+		func(a *models.InstallStepArgs) { a.WipeDisks = []string{"sdb"} },
+		func(a *models.InstallStepArgs) { a.WipeDisks = []string{a.BootDevice} },
 	} {
 		rep := e.run(e.args("/dev/vda", mod))
 		if rep.ExitCode != ExitFailed || !strings.Contains(rep.Error, "bad arguments") {

@@ -99,6 +99,9 @@ func (in *installer) run(ctx context.Context) (*InstallResult, error) {
 	if err := in.open(); err != nil {
 		return nil, err
 	}
+	if err := in.wipeOthers(); err != nil {
+		return nil, err
+	}
 	sum, err := in.writeImage(ctx)
 	if err != nil {
 		return nil, err
@@ -154,6 +157,24 @@ func (in *installer) open() error {
 		return fail(ErrDevice, nil, "disk image is %d bytes, larger than boot device %s (%d bytes)", in.args.ImageSize, in.args.BootDevice, size)
 	}
 	in.dev, in.devSize = dev, size
+	return nil
+}
+
+// wipeOthers wipes the partition tables of args.WipeDisks (metadata
+// cleaning), so no old installation on another disk is found at boot.
+func (in *installer) wipeOthers() error {
+	for _, path := range in.args.WipeDisks {
+		dev, size, err := openDevice(path)
+		if err != nil {
+			return err
+		}
+		err = wipeGPT(dev, size, 0)
+		dev.Close()
+		if err != nil {
+			return fail(ErrDevice, err, "cannot wipe the partition tables of %s", path)
+		}
+		in.log.Info("partition tables wiped (automated cleaning: metadata)", "device", path)
+	}
 	return nil
 }
 

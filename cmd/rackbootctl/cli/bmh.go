@@ -81,6 +81,9 @@ func (a *app) createBMH(ctx context.Context, args []string) error {
 	for _, s := range m.Skipped {
 		fmt.Fprintf(a.env.Stderr, "skipping %s: create bmh takes BareMetalHosts and their Secrets\n", s)
 	}
+	for _, u := range m.Unknown {
+		fmt.Fprintf(a.env.Stderr, "Warning: %s: unknown field, ignored by rackboot\n", u)
+	}
 	c, err := a.client()
 	if err != nil {
 		return err
@@ -215,6 +218,7 @@ func describeBMH(w io.Writer, b *client.BareMetalHost) error {
 	field("Online", strconv.FormatBool(b.Spec.Online))
 	field("Infra-env", b.Metadata.Labels[infraEnvLabel])
 	field("Cleaning", b.Spec.AutomatedCleaningMode)
+	field("Boot mode", b.Spec.BootMode)
 	if h := b.Spec.RootDeviceHints; h != nil {
 		hints, _ := json.Marshal(h)
 		field("Root device hints", string(hints))
@@ -229,7 +233,15 @@ func describeBMH(w io.Writer, b *client.BareMetalHost) error {
 	}
 	if st.ErrorType != "" {
 		field("Error", fmt.Sprintf("%s (%d in a row): %s", st.ErrorType, st.ErrorCount, st.ErrorMessage))
-		field("Next retry", st.NextRetryTime.Time().UTC().Format(time.RFC3339))
+		if st.NextRetryTime.IsZero() {
+			field("Next retry", "none until the BareMetalHost changes")
+		} else {
+			field("Next retry", st.NextRetryTime.Time().UTC().Format(time.RFC3339))
+		}
+	}
+	if hw := st.Hardware; hw != nil {
+		field("Hardware", fmt.Sprintf("%s %s, %d CPUs, %d MiB, %d NICs, %d disks", hw.SystemVendor.Manufacturer,
+			hw.SystemVendor.ProductName, hw.CPU.Count, hw.RAMMebibytes, len(hw.NIC), len(hw.Storage)))
 	}
 	if len(b.Metadata.Labels) > 0 {
 		sb.WriteString("Labels:\n")

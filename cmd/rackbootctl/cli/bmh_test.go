@@ -69,6 +69,35 @@ func TestBareMetalHostCommands(t *testing.T) {
 	}
 }
 
+// Fields of a metal3 manifest rackboot does not use are reported, not
+// dropped silently; bootMode is one it uses.
+func TestParseBMHManifestsUnknownFields(t *testing.T) {
+	good, err := os.ReadFile("testdata/sno1-bmh.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := strings.Replace(string(good), " online: true\n", " online: true\n bootMode: UEFISecureBoot\n preprovisioningNetworkDataName: sno1-nmstate\n image:\n  url: http://example.com/os.qcow2\n", 1)
+	m, err := cli.ParseBMHManifests([]byte(extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"baremetalhost/sno1: spec.image"}
+	if strings.Join(m.Unknown, "|") != strings.Join(want, "|") || m.Hosts[0].Spec.BootMode != "UEFISecureBoot" {
+		t.Errorf("unknown = %q (want %q), bootMode %q", m.Unknown, want, m.Hosts[0].Spec.BootMode)
+	}
+	if m.Hosts[0].PreprovisioningNetworkData != nil {
+		t.Errorf("network data without its secret in the file: %q", *m.Hosts[0].PreprovisioningNetworkData)
+	}
+	withNet := extra + "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: sno1-nmstate\nstringData:\n  nmstate: |\n    interfaces:\n    - name: eno1\n      type: ethernet\n      state: up\n"
+	if m, err := cli.ParseBMHManifests([]byte(withNet)); err != nil || m.Hosts[0].PreprovisioningNetworkData == nil ||
+		!strings.Contains(*m.Hosts[0].PreprovisioningNetworkData, "name: eno1") {
+		t.Errorf("network data secret not attached: %+v, %v", m, err)
+	}
+	if m, _ := cli.ParseBMHManifests(good); len(m.Unknown) != 0 {
+		t.Errorf("the seed file reports unknown fields %q", m.Unknown)
+	}
+}
+
 func TestParseBMHManifestsRejects(t *testing.T) {
 	good, err := os.ReadFile("testdata/sno1-bmh.yaml")
 	if err != nil {

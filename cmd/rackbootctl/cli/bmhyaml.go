@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
+	"github.com/rackboot/rackboot/engine/jsonfields"
 )
 
 // ErrManifest: a BareMetalHost manifest file cannot be used.
@@ -40,6 +43,11 @@ type secretDoc struct {
 type Manifests struct {
 	Hosts   []client.BareMetalHostCreate
 	Skipped []string // "Kind/name" of documents that are not BMHs or their Secrets
+	// Unknown are the fields of the BareMetalHosts rackboot does not use
+	// ("baremetalhost/name: spec.image"), reported rather than dropped.
+	Unknown []string
+	// network is the NMState YAML of each Secret with an nmstate key.
+	network map[string]string
 }
 
 // ParseBMHManifests reads a multi-document YAML (or JSON) file of metal3
@@ -72,6 +80,11 @@ func ParseBMHManifests(data []byte) (Manifests, error) {
 	}
 	if len(out.Hosts) == 0 {
 		return out, fmt.Errorf("%w: no BareMetalHost in the file", ErrManifest)
+	}
+	for i, h := range out.Hosts {
+		if doc, ok := out.network[h.Spec.PreprovisioningNetworkDataName]; ok && h.Spec.PreprovisioningNetworkDataName != "" {
+			out.Hosts[i].PreprovisioningNetworkData = &doc
+		}
 	}
 	return out, attachCredentials(out.Hosts, secrets, bad)
 }
@@ -116,10 +129,24 @@ func (m *Manifests) add(n int, raw []byte, secrets map[string]client.BMCCredenti
 		}
 		h.Status = nil
 		m.Hosts = append(m.Hosts, h)
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		for _, f := range jsonfields.Unknown(v, reflect.TypeOf(h.BareMetalHost)) {
+			if f != "metadata.namespace" && !strings.HasPrefix(f, "status.") {
+				m.Unknown = append(m.Unknown, "baremetalhost/"+h.Metadata.Name+": "+f)
+			}
+		}
 	case "Secret":
 		var s secretDoc
 		if err := json.Unmarshal(raw, &s); err != nil {
 			bad[d.Metadata.Name] = fmt.Errorf("document %d (Secret %s): %v", n, d.Metadata.Name, jsonWhy(err))
+			return nil
+		}
+		if doc, ok := networkData(s); ok {
+			if m.network == nil {
+				m.network = map[string]string{}
+			}
+			m.network[d.Metadata.Name] = doc
 			return nil
 		}
 		c, err := credentials(s)
@@ -134,6 +161,20 @@ func (m *Manifests) add(n int, raw []byte, secrets map[string]client.BMCCredenti
 		m.Skipped = append(m.Skipped, d.Kind+"/"+d.Metadata.Name)
 	}
 	return nil
+}
+
+// networkData is the NMState YAML of a Secret with an nmstate key (the
+// one a BMH's preprovisioningNetworkDataName names).
+func networkData(s secretDoc) (string, bool) {
+	if v, ok := s.StringData["nmstate"]; ok {
+		return v, true
+	}
+	enc, ok := s.Data["nmstate"]
+	if !ok {
+		return "", false
+	}
+	v, err := base64.StdEncoding.DecodeString(enc)
+	return string(v), err == nil
 }
 
 // credentials reads username and password from a Secret: stringData

@@ -28,6 +28,7 @@ func (a *app) commands() map[string]command {
 		"cancel":   a.cancel,
 		"reset":    a.reset,
 		"cluster":  a.cluster, // cluster.go
+		"backup":   a.backup,  // backup.go
 
 		"allow-add-workers": a.allowAddWorkers,
 		"image-url":         a.imageURL,
@@ -135,6 +136,7 @@ Commands:
                              the rack's token signing keys; rotate: a new key signs,
                              the old ones still verify; retire: tokens of KID fail
   `+clusterUsage+`
+  `+backupUsage+`
   version
 
 The server is --url, else RACKBOOT_URL, else the config file's url, else

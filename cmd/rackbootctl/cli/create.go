@@ -72,7 +72,7 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	fs := a.flagSet("create cluster")
 	fs.StringVar(&name, "name", "", "cluster `name` (required)")
 	fs.StringVar(&p.BaseDNSDomain, "base-domain", "", "base DNS `domain`")
-	fs.StringVar(&version, "version", "", "OpenShift `version`, e.g. 4.16 (required)")
+	fs.StringVar(&version, "version", "", "OpenShift `version`, e.g. 4.16 (required unless --image-set names the image set, whose version is taken)")
 	fs.Int64Var(&controlPlane, "control-plane-count", 0, "number of control plane hosts (1 or 3…5)")
 	fs.StringVar(&p.CPUArchitecture, "cpu-arch", "", "CPU architecture (x86_64, arm64, …)")
 	fs.Var(&apiVIPs, "api-vip", "API virtual `IP` (repeatable)")
@@ -86,15 +86,15 @@ func (a *app) createCluster(ctx context.Context, args []string) error {
 	fs.StringVar(&p.ImageSetRef, "image-set", "", "`name` of the image set to install (default: the one of --version, else the architecture's first)")
 	fs.BoolVar(&sno, "sno", false, "single node: one control-plane host, no VIPs (same as --control-plane-count 1)")
 	sf.register(fs)
-	pos, err := a.parse(fs, args, "create cluster --name N --version V [flags]")
+	pos, err := a.parse(fs, args, "create cluster --name N (--version V | --image-set NAME) [flags]")
 	if err != nil {
 		return err
 	}
 	if err := exactArgs("create cluster", pos, 0, "no arguments, only flags"); err != nil {
 		return err
 	}
-	if name == "" || version == "" {
-		return usageError("create cluster needs --name and --version")
+	if name == "" || (version == "" && p.ImageSetRef == "") {
+		return usageError("create cluster needs --name and --version (or --image-set, whose version the cluster takes)")
 	}
 	p.Name, p.OpenshiftVersion = &name, &version
 	p.ControlPlaneCount, p.NetworkType, p.HoldInstallation = optional(controlPlane), optional(networkType), optional(hold)
