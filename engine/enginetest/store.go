@@ -44,6 +44,9 @@ func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	if err := s.mach.Check(cmd); err != nil {
 		return nil, err // refused: nothing appended, as cluster.Store
 	}
+	if err := s.mach.Seal(cmd); err != nil {
+		return nil, err
+	}
 	data, err := engine.Encode(cmd)
 	if err != nil {
 		return nil, err
@@ -52,6 +55,10 @@ func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	r := s.mach.Apply(s.index, data)
 	return r.Value, r.Err
 }
+
+// SetSealer seals the secret values of every later command, as
+// cluster.Store does with Config.Sealer (engine.Machine.SetSealer).
+func (s *Store) SetSealer(sl *engine.Sealer) { s.mach.SetSealer(sl) }
 
 // Read implements engine.Store.
 func (s *Store) Read(fn func(m *engine.Model)) { s.mach.Read(fn) }
