@@ -6,6 +6,10 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 export CGO_ENABLED := 0
 
 CMDS := rackbootd rackbootctl rackboot-agent
+# rackboot-agent for each architecture a CoreOS image set may boot:
+# bin/agent/<goarch>/rackboot-agent, served to stock live images
+# ([server] agent_dir, docs/coreos.md).
+AGENT_ARCHS := amd64 arm64
 
 .PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
@@ -14,6 +18,9 @@ all: build
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ $(patsubst %/main.go,./%,$(wildcard $(addsuffix /main.go,$(addprefix cmd/,$(CMDS)))))
+	for a in $(AGENT_ARCHS); do \
+		GOOS=linux GOARCH=$$a $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agent/$$a/rackboot-agent ./cmd/rackboot-agent || exit 1; \
+	done
 
 vet:
 	$(GO) vet ./...
@@ -58,9 +65,10 @@ e2e-discovery: build
 # binary applies a config, the discovery ISO overlay boots, the installable
 # OS image boots from disk under OVMF (first boot once), and rackboot's
 # Redfish driver drives the BMC emulator in front of a VM, and the install
-# Ignition of boot/installer applied by the real Ignition binary.
+# Ignition of boot/installer applied by the real Ignition binary, and a CoreOS
+# discovery config's remote rackboot-agent fetched and verified by it.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./testbed/osimage
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs, and its
 # install step writing a VM's virtio disk.

@@ -26,7 +26,7 @@ func (c *CreateInfraEnv) apply(tx *Tx) (any, error) {
 	if ie.Name == "" {
 		return nil, invalid("infra-env %s has no name", ie.ID)
 	}
-	if err := kargs.Check(ie.KernelArguments); err != nil {
+	if err := kargs.Check(KernelArgOps(ie.KernelArguments)); err != nil {
 		return nil, invalid("infra-env %s: %v", ie.ID, err)
 	}
 	if _, ok := tx.m.infraEnvs[ie.ID]; ok {
@@ -54,8 +54,7 @@ type InfraEnvPatch struct {
 	Labels                *map[string]string `json:"labels,omitempty"`
 	StaticNetworkSelector *map[string]string `json:"static_network_selector,omitempty"`
 	ImageType             *string            `json:"image_type,omitempty"`
-	// KernelArguments replaces the whole list (an empty list clears it).
-	KernelArguments *[]kargs.Arg `json:"kernel_arguments,omitempty"`
+	KernelArguments       *[]KernelArgument  `json:"kernel_arguments,omitempty"`
 }
 
 // UpdateInfraEnv changes fields of an infra-env.
@@ -81,7 +80,7 @@ func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 		return nil, invalid("infra-env %s: empty name", c.ID)
 	}
 	if p.KernelArguments != nil {
-		if err := kargs.Check(*p.KernelArguments); err != nil {
+		if err := kargs.Check(KernelArgOps(*p.KernelArguments)); err != nil {
 			return nil, invalid("infra-env %s: %v", c.ID, err)
 		}
 	}
@@ -97,12 +96,7 @@ func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 	set(&ie.Labels, p.Labels)
 	set(&ie.StaticNetworkSelector, p.StaticNetworkSelector)
 	set(&ie.ImageType, p.ImageType)
-	if p.KernelArguments != nil {
-		ie.KernelArguments = slices.Clone(*p.KernelArguments)
-		if len(ie.KernelArguments) == 0 {
-			ie.KernelArguments = nil
-		}
-	}
+	set(&ie.KernelArguments, p.KernelArguments)
 	put(tx, tx.m.infraEnvs, KindInfraEnv, ie.ID, &ie)
 	return ie, nil
 }
@@ -159,4 +153,17 @@ func isHex(r rune) bool {
 // any status).
 func statusAllowed(cur string, from []string) bool {
 	return len(from) == 0 || slices.Contains(from, cur)
+}
+
+// KernelArgOps is an infra-env's kernel arguments as boot/kargs applies
+// them (to the discovery ISO's kargs area, and checks them).
+func KernelArgOps(in []KernelArgument) []kargs.Arg {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]kargs.Arg, len(in))
+	for i, a := range in {
+		out[i] = kargs.Arg{Operation: a.Operation, Value: a.Value}
+	}
+	return out
 }

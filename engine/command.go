@@ -39,6 +39,12 @@ const (
 	TypeFenced Type = 39 // fenced.go
 )
 
+// Kubernetes-style objects of engine/kubeapi (60–69; 62–69 are reserved).
+const (
+	TypePutObject    Type = 60
+	TypeDeleteObject Type = 61
+)
+
 // Installation commands (23–32; 28–32 are reserved).
 const (
 	TypeStartInstall      Type = 23
@@ -144,6 +150,8 @@ func commandTable() map[Type]decoder {
 		TypeInstallTransition:      v1[InstallTransition],
 		TypePutManifest:            v1[PutManifest],
 		TypeDeleteManifest:         v1[DeleteManifest],
+		TypePutObject:              v1[PutObject],
+		TypeDeleteObject:           v1[DeleteObject],
 	}
 }
 

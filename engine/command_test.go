@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"slices"
 	"testing"
 )
 
@@ -34,8 +35,10 @@ func TestCommandTable(t *testing.T) {
 		}
 	}
 	// Each range of types (issue 3's 1–22; reserved: installation 23–32,
-	// BareMetalHost 33–38, HA 39–44) is used from its start without gaps.
-	for _, r := range [][2]Type{{1, 22}, {23, 32}, {33, 38}, {39, 44}} {
+	// BareMetalHost 33–38, HA 39–44, Kubernetes-style objects 60–69) is
+	// used from its start without gaps.
+	ranges := [][2]Type{{1, 22}, {23, 32}, {33, 38}, {39, 44}, {60, 69}}
+	for _, r := range ranges {
 		gap := Type(0)
 		for typ := r[0]; typ <= r[1]; typ++ {
 			if _, ok := table[typ]; !ok && gap == 0 {
@@ -46,7 +49,7 @@ func TestCommandTable(t *testing.T) {
 		}
 	}
 	for typ := range table {
-		if typ < 1 || typ > 44 {
+		if !slices.ContainsFunc(ranges, func(r [2]Type) bool { return r[0] <= typ && typ <= r[1] }) {
 			t.Errorf("type %d is outside the allotted ranges", typ)
 		}
 	}

@@ -28,6 +28,7 @@ type Model struct {
 	imageSets map[string]*ImageSet
 	secrets   map[string]*Secret
 	bmhs      map[string]*BareMetalHost
+	objects   map[string]*Object // by ObjectRef.Key
 	leases    map[netip.Addr]dhcp.Lease
 	leaseMAC  map[string]netip.Addr // string(mac) → ip, bound leases only
 	// events is append-only apart from dropping its head, so a clone may
@@ -51,6 +52,7 @@ func NewModel() *Model {
 		imageSets: map[string]*ImageSet{},
 		secrets:   map[string]*Secret{},
 		bmhs:      map[string]*BareMetalHost{},
+		objects:   map[string]*Object{},
 		leases:    map[netip.Addr]dhcp.Lease{},
 		leaseMAC:  map[string]netip.Addr{},
 		nextEvent: 1,
@@ -69,6 +71,7 @@ func (m *Model) Clone() *Model {
 	c.imageSets = maps.Clone(m.imageSets)
 	c.secrets = maps.Clone(m.secrets)
 	c.bmhs = maps.Clone(m.bmhs)
+	c.objects = cloneObjects(m.objects)
 	c.leases = maps.Clone(m.leases)
 	c.leaseMAC = maps.Clone(m.leaseMAC)
 	c.events = slices.Clip(m.events)

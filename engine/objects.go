@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
-
-	"github.com/rackboot/rackboot/boot/kargs"
 )
 
 // Kind names a kind of object in the model; it is also the kind of a Change.
@@ -61,9 +59,16 @@ type InfraEnv struct {
 	StaticNetworkSelector map[string]string `json:"static_network_selector,omitempty"`
 	CPUArchitecture       string            `json:"cpu_architecture,omitempty"`
 	ImageType             string            `json:"image_type,omitempty"`
-	// KernelArguments change the discovery image's kernel command line
-	// (the iPXE kernel line and the ISO's kargs area), in order.
-	KernelArguments []kargs.Arg `json:"kernel_arguments,omitempty"`
+	// KernelArguments change the discovery kernel arguments (upstream's
+	// kernel_arguments), applied in order.
+	KernelArguments []KernelArgument `json:"kernel_arguments,omitempty"`
+}
+
+// KernelArgument is one change to the discovery kernel arguments:
+// Operation "append", "replace" or "delete", and the argument.
+type KernelArgument struct {
+	Operation string `json:"operation"`
+	Value     string `json:"value"`
 }
 
 // ClusterNetwork is one pod network block.
@@ -226,6 +231,9 @@ type ImageSet struct {
 	// virtual-media hosts of this image set boot, customised per
 	// infra-env by engine/isoserve ("": none).
 	BaseISO string `json:"base_iso,omitempty"`
+	// LiveRootfs is a CoreOS image set's live rootfs, served at
+	// /images/{name}/rootfs.img for coreos.live.rootfs_url (zero: none).
+	LiveRootfs DiskImage `json:"live_rootfs,omitzero"`
 }
 
 // DiskImage is a raw disk image on the appliance: its path, hex sha256 and

@@ -45,7 +45,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		writeKind(KindSecret, m.secrets), writeKind(KindImageSet, m.imageSets),
 		writeKind(KindCluster, m.clusters), writeKind(KindInfraEnv, m.infraEnvs),
 		writeKind(KindNMStateConfig, m.nmstate), writeKind(KindHost, m.hosts),
-		writeKind(KindBareMetalHost, m.bmhs),
+		writeKind(KindBareMetalHost, m.bmhs), writeKind(KindObject, m.objects),
 		m.writeLeases, m.writeEvents,
 	} {
 		if err != nil {
@@ -168,6 +168,8 @@ func (m *Model) load(tx *Tx, rec record) error {
 		return loadInto(rec.Value, m.hosts, func(v *Host) string { return v.ID })
 	case KindBareMetalHost:
 		return loadInto(rec.Value, m.bmhs, func(v *BareMetalHost) string { return v.Name })
+	case KindObject:
+		return loadInto(rec.Value, m.objects, func(v *Object) string { return v.Key() })
 	case KindLease:
 		var r LeaseRecord
 		if err := json.Unmarshal(rec.Value, &r); err != nil {

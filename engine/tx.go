@@ -15,6 +15,10 @@ type Change struct {
 	Kind    Kind   `json:"kind"`
 	ID      string `json:"id"`
 	Deleted bool   `json:"deleted,omitempty"`
+	// Object is, for KindObject, the object as this change left it (as it
+	// was, when deleted): a watch sees every state, not only the latest.
+	// Stored objects are immutable; do not change it.
+	Object *Object `json:"-"`
 }
 
 // KindAll is the kind of the Change sent when the whole model was replaced.
@@ -69,6 +73,14 @@ func (tx *Tx) changed(kind Kind, id string, deleted bool) {
 		return
 	}
 	tx.changes = append(tx.changes, Change{Index: tx.index, Kind: kind, ID: id, Deleted: deleted})
+}
+
+// attach sets the object of the change just recorded (none when changes
+// are not recorded).
+func (tx *Tx) attach(o *Object) {
+	if n := len(tx.changes); !tx.quiet && n > 0 {
+		tx.changes[n-1].Object = o
+	}
 }
 
 // appendEvent stores e with the next sequence number, dropping the oldest

@@ -28,6 +28,13 @@ for cmd in rackbootd rackbootctl rackboot-agent; do
 		install -D -m 0755 "$bin/$cmd" "$root/usr/bin/$cmd"
 	fi
 done
+# rackboot-agent per architecture, fetched by stock CoreOS live images
+# (server.agent_dir, docs/coreos.md).
+for a in amd64 arm64; do
+	if [ -x "$bin/agent/$a/rackboot-agent" ]; then
+		install -D -m 0755 "$bin/agent/$a/rackboot-agent" "$root/usr/lib/rackboot/agent/$a/rackboot-agent"
+	fi
+done
 install -D -m 0644 "$top/systemd/rackbootd.service" "$root/lib/systemd/system/rackbootd.service"
 install -D -m 0644 "$top/systemd/rackboot-sysusers.conf" "$root/usr/lib/sysusers.d/rackboot.conf"
 install -D -m 0644 "$top/systemd/rackboot-tmpfiles.conf" "$root/usr/lib/tmpfiles.d/rackboot.conf"

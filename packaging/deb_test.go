@@ -141,7 +141,8 @@ func checkContents(t *testing.T, listing string) {
 	}
 	for path := range files {
 		if _, ok := want[path]; !ok && !slices.Contains([]string{"./usr/share/doc/rackboot/README.md",
-			"./usr/bin/rackbootctl", "./usr/bin/rackboot-agent"}, path) {
+			"./usr/bin/rackbootctl", "./usr/bin/rackboot-agent",
+			"./usr/lib/rackboot/agent/amd64/rackboot-agent", "./usr/lib/rackboot/agent/arm64/rackboot-agent"}, path) {
 			t.Errorf("unexpected file %s", path)
 		}
 	}

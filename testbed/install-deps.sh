@@ -21,10 +21,14 @@ packages=(
 	redfishtool python3-sushy
 	# disk images without mounting (installation issue)
 	mtools dosfstools gdisk fdisk systemd-boot-efi
-	# the testbed discovery ISO (hybrid BIOS isolinux + UEFI GRUB)
+	# the testbed discovery ISO (hybrid BIOS isolinux + UEFI GRUB); also the
+	# CoreOS-shaped live ISOs of boot/coreos/coreostest
 	xorriso isolinux syslinux-common grub-efi-amd64-bin
 	# the web console's browser tests (make e2e-console)
 	chromium
+	# CoreOS metal images in the agent's install tests: an ext4 boot file
+	# system (mkfs.ext4 -d, debugfs) and .raw.xz/.raw.gz images
+	e2fsprogs xz-utils gzip
 )
 
 missing=()

@@ -101,6 +101,9 @@ func baseConfig(in Input) (types.Config, error) {
 	for _, f := range files {
 		cfg.Storage.Files = append(cfg.Storage.Files, ignFile(f))
 	}
+	if in.Agent != nil {
+		cfg.Storage.Files = append(cfg.Storage.Files, agentFile(*in.Agent))
+	}
 	if keys := sshKeys(in.SSHAuthorizedKey); len(keys) > 0 {
 		u := types.PasswdUser{Name: SSHUser}
 		for _, k := range keys {
@@ -157,6 +160,22 @@ func ignFile(f file) types.File {
 		FileEmbedded1: types.FileEmbedded1{
 			Mode:     &mode,
 			Contents: types.Resource{Source: &source},
+		},
+	}
+}
+
+// agentFile is rackboot-agent fetched from the appliance: Ignition checks
+// the sha512 before it writes the file, 0755, root-owned.
+func agentFile(a RemoteAgent) types.File {
+	overwrite := true
+	mode := 0o755
+	source, hash := a.URL, "sha512-"+a.SHA512
+	return types.File{
+		Node: types.Node{Path: AgentBinary, Overwrite: &overwrite},
+		FileEmbedded1: types.FileEmbedded1{
+			Mode: &mode,
+			Contents: types.Resource{Source: &source,
+				Verification: types.Verification{Hash: &hash}},
 		},
 	}
 }

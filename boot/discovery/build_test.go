@@ -96,6 +96,11 @@ func TestBuildGolden(t *testing.T) {
 		"full":                 fullInput(),
 		"override-replaces":    replaceConf,
 		"trailing-slash-no-ps": func() Input { in := minimalInput(); in.ServiceURL += "/api/"; return in }(),
+		"remote-agent": func() Input {
+			in := minimalInput()
+			in.Agent = &RemoteAgent{URL: in.ServiceURL + "/agent/arm64/rackboot-agent", SHA512: strings.Repeat("ab", 64)}
+			return in
+		}(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			raw, err := Build(in)

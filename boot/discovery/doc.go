@@ -15,6 +15,11 @@
 //   - NTP sources: /etc/chrony.d/rackboot.conf ("server <host> iburst");
 //   - static networking: boot/nmstate.ConvertHosts output under
 //     /etc/assisted/network/host<i>/ (keyfiles and mac_interface.ini, 0600);
+//   - with Input.Agent (a stock CoreOS live image, which has no agent):
+//     rackboot-agent itself at /usr/local/bin/rackboot-agent (0755; on
+//     CoreOS /usr/local is /var/usrlocal, writable under a read-only
+//     /usr), fetched by Ignition from the appliance and checked against
+//     verification.hash sha512-<hex> before it is written;
 //   - rackboot-agent.service, enabled, running
 //     "/usr/local/bin/rackboot-agent --config /etc/rackboot/agent.conf";
 //   - the user's Ignition override (spec 3.0–3.5), merged last with

@@ -108,3 +108,17 @@ func assertNoSecrets(t *testing.T, err error, in Input) {
 		}
 	}
 }
+
+func TestBuildRefusesABadRemoteAgent(t *testing.T) {
+	for _, a := range []RemoteAgent{
+		{URL: "ftp://192.168.100.1/agent", SHA512: strings.Repeat("ab", 64)},
+		{URL: "http://192.168.100.1:8090/agent/amd64/rackboot-agent", SHA512: "abc"},
+		{URL: "http://192.168.100.1:8090/agent/amd64/rackboot-agent", SHA512: strings.Repeat("AB", 64)},
+	} {
+		in := minimalInput()
+		in.Agent = &a
+		if _, err := Build(in); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "agent") {
+			t.Errorf("%+v: %v", a, err)
+		}
+	}
+}

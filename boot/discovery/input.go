@@ -60,6 +60,17 @@ type Input struct {
 	IgnitionOverride string
 	// MaxSize limits the produced JSON in bytes; 0: DefaultMaxSize.
 	MaxSize int
+	// Agent, when set, makes Ignition fetch rackboot-agent from the
+	// appliance into AgentBinary (mode 0755, hash verified): a stock
+	// CoreOS live image has no agent of its own. nil: the image carries it.
+	Agent *RemoteAgent
+}
+
+// RemoteAgent is where a host fetches rackboot-agent for its architecture
+// and the hex sha512 Ignition checks it against.
+type RemoteAgent struct {
+	URL    string
+	SHA512 string
 }
 
 // Proxy is upstream's proxy object: http_proxy, https_proxy, no_proxy.

@@ -22,6 +22,7 @@ func (in Input) validate() error {
 		func() error { return checkSSHKeys(in.SSHAuthorizedKey) },
 		func() error { return checkProxy(in.Proxy) },
 		func() error { return checkNTP(in.NTPSources) },
+		func() error { return checkAgent(in.Agent) },
 	}
 	for _, c := range checks {
 		if err := c(); err != nil {
@@ -209,4 +210,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// checkAgent accepts no agent, or an http(s) URL like the service URL's
+// and 128 lower-case hex digits.
+func checkAgent(a *RemoteAgent) error {
+	if a == nil {
+		return nil
+	}
+	if err := checkServiceURL(a.URL); err != nil {
+		return fmt.Errorf("agent %w", err)
+	}
+	if len(a.SHA512) != 128 || strings.Trim(a.SHA512, "0123456789abcdef") != "" {
+		return fmt.Errorf("agent sha512 %q: want 128 lower-case hexadecimal digits", a.SHA512)
+	}
+	return nil
 }

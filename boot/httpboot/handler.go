@@ -31,6 +31,8 @@ type Options struct {
 	Boot    Chooser      // usually the *boot.Holder that reloads swap
 	IPXE    fs.FS        // the TFTP root with the iPXE binaries; nil serves none
 	Images  DiskImages   // the image sets' disk images; nil serves none
+	Rootfs  RootfsImages // the CoreOS image sets' live rootfs; nil serves none
+	Agents  Agents       // the rackboot-agent binaries; nil serves none
 	Logger  *slog.Logger // nil discards
 }
 
@@ -60,6 +62,8 @@ func New(opts Options) (*Handler, error) {
 	h.mux.Handle("GET /boot/{mac}/initrd", h.logged(h.withMAC(h.initrd)))
 	h.mux.Handle("GET /ipxe/{file}", h.logged(h.binary))
 	h.mux.Handle("GET /images/{image_set}/disk.img", h.logged(h.diskImage))
+	h.mux.Handle("GET /images/{image_set}/rootfs.img", h.logged(h.rootfs))
+	h.mux.Handle("GET /agent/{arch}/rackboot-agent", h.logged(h.agent))
 	h.mux.Handle("GET /", h.logged(func(w http.ResponseWriter, r *http.Request) {
 		textError(w, http.StatusNotFound, "no such boot resource: "+r.URL.Path)
 	}))

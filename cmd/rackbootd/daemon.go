@@ -17,6 +17,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/bootsel"
+	"github.com/rackboot/rackboot/engine/kubeapi"
 	"github.com/rackboot/rackboot/tftp"
 	"github.com/rackboot/rackboot/vip"
 )
@@ -40,7 +41,8 @@ type daemon struct {
 	chooser *chain            // sel, then the profile catalog
 	api     http.Handler      // the assisted-installer API, guarded
 	apiOpts api.Options
-	bmh     bmhParts // BMC credentials sealer, discovery ISOs (bmh.go)
+	bmh     bmhParts         // BMC credentials sealer, discovery ISOs (bmh.go)
+	kube    *kubeapi.Handler // the Kubernetes-compatible API (kube.go)
 
 	dhcp      *dhcp.Server // nil when dhcp.mode is off
 	dhcpConns []net.PacketConn

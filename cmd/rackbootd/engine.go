@@ -56,6 +56,9 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	if err := d.newBMH(); err != nil {
 		return err
 	}
+	if err := d.newKube(); err != nil {
+		return err
+	}
 	h, err := api.New(d.apiOpts)
 	if err != nil {
 		return fmt.Errorf("api: %w", err)
@@ -69,12 +72,18 @@ func (d *daemon) newEngine(ctx context.Context) error {
 // infra-env and profile, and the reservations.
 func selSettings(cfg *config.Config) bootsel.Settings {
 	st := bootsel.Settings{
-		Profiles:        bootsel.NewProfileMap(bootProfiles(cfg)),
+		Profiles:        bootsel.NewProfileMap(append(bootProfiles(cfg), liveProfiles(cfg)...)),
 		DefaultProfile:  cfg.Engine.DefaultProfile,
 		DefaultInfraEnv: cfg.Engine.DefaultInfraEnv,
 	}
 	for _, r := range cfg.DHCP.Reservations {
 		st.Reservations = append(st.Reservations, bootsel.Reservation{MAC: r.MAC, InfraEnv: r.InfraEnv, Hostname: r.Hostname})
+	}
+	for goarch, a := range cfg.Server.Agents {
+		if st.Agents == nil {
+			st.Agents = map[string]bootsel.AgentBinary{}
+		}
+		st.Agents[goarch] = bootsel.AgentBinary{Path: a.Path, SHA512: a.SHA512}
 	}
 	return st
 }
@@ -84,6 +93,7 @@ func selSettings(cfg *config.Config) bootsel.Settings {
 func (d *daemon) runEngine(ctx context.Context) {
 	d.runBMH(ctx)
 	d.runInstall(ctx)
+	d.runKube(ctx)
 	d.wg.Add(4)
 	go func() {
 		defer d.wg.Done()

@@ -94,6 +94,13 @@ func (d *testDaemon) createInfraEnv(name string) string {
 // contents.
 func ignitionFiles(t *testing.T, served []byte, base string) map[string]string {
 	t.Helper()
+	return decodeIgnition(t, configIgn(t, served, base))
+}
+
+// configIgn returns the config.ign that a served initrd carries after the
+// profile's initrd base (padded to 4 bytes).
+func configIgn(t *testing.T, served []byte, base string) []byte {
+	t.Helper()
 	if !bytes.HasPrefix(served, []byte(base)) {
 		t.Fatalf("the initrd does not start with the profile's initrd")
 	}
@@ -117,7 +124,7 @@ func ignitionFiles(t *testing.T, served []byte, base string) map[string]string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return decodeIgnition(t, raw)
+			return raw
 		}
 	}
 }
@@ -137,6 +144,10 @@ func decodeIgnition(t *testing.T, raw []byte) map[string]string {
 	}
 	files := map[string]string{}
 	for _, f := range cfg.Storage.Files {
+		if strings.HasPrefix(f.Contents.Source, "http://") { // fetched by Ignition: the URL
+			files[f.Path] = f.Contents.Source
+			continue
+		}
 		data, ok := strings.CutPrefix(f.Contents.Source, "data:,")
 		if !ok {
 			t.Fatalf("%s: source %q is not a plain data URL", f.Path, f.Contents.Source)

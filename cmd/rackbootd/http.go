@@ -9,18 +9,22 @@ import (
 	"os"
 	"time"
 
+	"github.com/rackboot/rackboot/apitls"
 	"github.com/rackboot/rackboot/boot/httpboot"
 )
 
 // newHTTP builds the HTTP server: the boot URLs of boot/httpboot, the
-// assisted-installer API under /api/assisted-install/v2, the web console
-// under /console/, /healthz and /metrics.
+// assisted-installer API under /api/assisted-install/v2, the
+// Kubernetes-compatible API (/api, /apis), the web console under /console/,
+// /healthz and /metrics, plain HTTP and HTTPS on one port (apitls).
 func (d *daemon) newHTTP() error {
 	boot, err := httpboot.New(httpboot.Options{
 		BaseURL: d.cfg.BaseURL(),
 		Boot:    d.chooser,
 		IPXE:    ipxeFS(d.cfg.TFTP.Root),
 		Images:  d.sel,
+		Rootfs:  d.sel,
+		Agents:  d.sel,
 		Logger:  d.log.With("service", "http"),
 	})
 	if err != nil {
@@ -37,12 +41,19 @@ func (d *daemon) newHTTP() error {
 	if err := d.mountConsole(mux); err != nil { // console.go
 		return err
 	}
+	d.mountKube(mux)
 	mux.Handle("/", boot)
 	ln, err := net.Listen("tcp", d.cfg.Server.HTTPListen)
 	if err != nil {
 		return fmt.Errorf("http: %w", err)
 	}
-	d.httpLn = ln
+	// The same port speaks HTTPS (kubectl sends its token over TLS only).
+	cert, _, err := apitls.LoadOrCreate(d.cfg.Server.DataDir, d.apiHosts(), time.Now())
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("http: %w", err)
+	}
+	d.httpLn = apitls.Listener(ln, apitls.Config(cert))
 	base, cancel := context.WithCancel(context.Background())
 	d.httpCancel = cancel
 	// No WriteTimeout: kernel downloads and watch streams are long.
@@ -53,6 +64,16 @@ func (d *daemon) newHTTP() error {
 		IdleTimeout:       2 * time.Minute,
 	}
 	return nil
+}
+
+// apiHosts are the addresses the API certificate names: the advertised
+// address and the rack's service address.
+func (d *daemon) apiHosts() []string {
+	hosts := []string{d.cfg.Server.Advertise.String()}
+	if cl := d.cfg.Cluster; cl != nil && cl.VIP.IsValid() {
+		hosts = append(hosts, cl.VIP.Addr().String())
+	}
+	return hosts
 }
 
 // tftpFS is the tree the TFTP server serves. os.DirFS follows symbolic

@@ -57,6 +57,10 @@ func imageSet(s config.ImageSet) engine.ImageSet {
 			SingleNode: minimums(t.SingleNode), MemoryToleranceMiB: t.MemoryToleranceMiB}
 	}
 	imageSetInstall(&is, s.Install)
+	if l := s.Live; l != nil {
+		is.Profile = liveProfile(s.Name)
+		is.LiveRootfs = engine.DiskImage{Path: l.Rootfs, SHA256: l.RootfsSHA256}
+	}
 	return is
 }
 

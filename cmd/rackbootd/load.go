@@ -17,9 +17,14 @@ type loaded struct {
 
 // load reads the configuration file and builds its boot catalog. Every
 // error, the catalog's included, is a config.Errors naming its position.
-func load(path string) (*loaded, error) {
+// With extract, the CoreOS image sets' PXE files are taken out of their
+// ISOs (prepareLive); without, only looked for.
+func load(path string, extract bool) (*loaded, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := prepareLive(cfg, extract); err != nil {
 		return nil, err
 	}
 	profiles, hosts := bootProfiles(cfg), bootHosts(cfg)

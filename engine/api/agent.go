@@ -164,7 +164,7 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		writeJSON(w, http.StatusOK, steps)
 		return nil
 	}
-	if len(h.Inventory) == 0 {
+	if s.inventoryDue(h, now) {
 		steps.Instructions = append(steps.Instructions, &models.Step{
 			StepType: models.StepTypeInventory, StepID: stepID(models.StepTypeInventory), Args: []string{id}})
 	}
@@ -258,6 +258,9 @@ func (s *server) storeInventory(r *http.Request, h engine.Host, output string) e
 		return badRequest("inventory output is not JSON")
 	}
 	ctx := r.Context()
+	if bytes.Equal(compact.Bytes(), h.Inventory) {
+		return nil // a periodic refresh that found nothing new: nothing to write
+	}
 	now := s.now()
 	patch := engine.HostPatch{Inventory: json.RawMessage(compact.Bytes()), CheckedInAt: &now}
 	if disk := s.defaultDisk(h, compact.Bytes()); disk != "" {

@@ -86,19 +86,11 @@ func infraEnvOut(ie engine.InfraEnv) models.InfraEnv {
 		CPUArchitecture: ie.CPUArchitecture, CreatedAt: dt(ie.CreatedAt), Href: infraEnvHref(ie.ID),
 		ID: ie.ID, IgnitionConfigOverride: ie.IgnitionOverride, Kind: kindInfraEnv, Name: ie.Name,
 		PullSecretSet: ie.PullSecretRef != "", SSHAuthorizedKey: ie.SSHAuthorizedKey,
-		Type: ie.ImageType, UpdatedAt: dt(ie.UpdatedAt),
+		Type: ie.ImageType, UpdatedAt: dt(ie.UpdatedAt), KernelArguments: kernelArgsOut(ie.KernelArguments),
 	}
 	if ie.Proxy != nil {
 		p := *ie.Proxy
 		out.Proxy = &models.Proxy{HTTPProxy: &p.HTTPProxy, HTTPSProxy: &p.HTTPSProxy, NoProxy: &p.NoProxy}
-	}
-	if len(ie.KernelArguments) > 0 {
-		ka := models.KernelArguments{}
-		for _, a := range ie.KernelArguments {
-			ka = append(ka, models.KernelArgument{Operation: a.Operation, Value: a.Value})
-		}
-		b, _ := json.Marshal(ka) // strings only: never fails
-		out.KernelArguments = string(b)
 	}
 	return out
 }

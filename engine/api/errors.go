@@ -113,3 +113,21 @@ func logAttrs(r *http.Request, code int) []slog.Attr {
 func forbidden(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", auth.ErrForbidden, fmt.Sprintf(format, args...))
 }
+
+// InfraError is upstream's error document for the agent's calls
+// (register, get-instructions, post-step-reply) answered 401 or 403:
+// upstream's agent decodes it and stops for good, where the generic
+// document makes it retry forever.
+type InfraError struct {
+	Code    int32  `json:"code"`
+	Message string `json:"message"`
+}
+
+func isAuthStatus(code int) bool {
+	return code == http.StatusUnauthorized || code == http.StatusForbidden
+}
+
+// writeInfraError writes err as an InfraError with status code.
+func writeInfraError(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, InfraError{Code: int32(code), Message: err.Error()})
+}

@@ -62,6 +62,12 @@ type env struct {
 
 func newEnv(t testing.TB, store engine.Store) *env {
 	t.Helper()
+	return newEnvWith(t, store, testVMThresholds(t))
+}
+
+// testVMThresholds are upstream's minimums lowered for the test VMs.
+func testVMThresholds(t testing.TB) func(*engine.Model, string) validation.Thresholds {
+	t.Helper()
 	testing := validation.DefaultThresholds()
 	small, err := testing.Override(validation.Thresholds{Profile: "test-vms",
 		Worker: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
@@ -69,11 +75,17 @@ func newEnv(t testing.TB, store engine.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnvWith(t, store, func(*engine.Model, string) validation.Thresholds { return small })
+	return func(*engine.Model, string) validation.Thresholds { return small }
 }
 
 // newEnvWith is newEnv with the daemon's thresholds (nil: upstream's).
 func newEnvWith(t testing.TB, store engine.Store, thresholds func(*engine.Model, string) validation.Thresholds) *env {
+	t.Helper()
+	return newEnvOpts(t, store, func(o *Options) { o.Thresholds = thresholds })
+}
+
+// newEnvOpts is newEnv with options changed by mod.
+func newEnvOpts(t testing.TB, store engine.Store, mod func(*Options)) *env {
 	t.Helper()
 	keys := auth.NewKeyRing()
 	if _, err := keys.Generate(); err != nil {
@@ -83,11 +95,12 @@ func newEnvWith(t testing.TB, store engine.Store, thresholds func(*engine.Model,
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	h, err := New(Options{
+	opts := Options{
 		Store: store, AdminToken: testAdmin, Keys: keys, ServiceURL: srv.URL, BootURL: "http://10.55.0.1:8080",
-		Thresholds: thresholds,
-		Log:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+		Log: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	mod(&opts)
+	h, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +207,21 @@ func (e *env) wantError(r resp, code int, reasonHas string) {
 	r.decode(e.t, &er)
 	if er.Kind != "Error" || er.Code != strconv.Itoa(code) || er.ID != int32(code) || !strings.Contains(er.Reason, reasonHas) {
 		e.t.Errorf("error document %+v, want code %d and reason containing %q", er, code, reasonHas)
+	}
+}
+
+// wantInfraError requires upstream's InfraError document with code, as
+// register, get-instructions and post-step-reply answer 401 and 403.
+func (e *env) wantInfraError(r resp, code int, messageHas string) {
+	e.t.Helper()
+	if r.code != code {
+		e.t.Fatalf("status %d (%s), want %d", r.code, r.body, code)
+	}
+	var doc map[string]any
+	r.decode(e.t, &doc)
+	msg, _ := doc["message"].(string)
+	if len(doc) != 2 || doc["code"] != float64(code) || !strings.Contains(msg, messageHas) {
+		e.t.Errorf("InfraError document %s, want {code: %d, message containing %q}", r.body, code, messageHas)
 	}
 }
 

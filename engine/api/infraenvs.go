@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/boot/discovery"
-	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
@@ -143,7 +142,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 }
 
 // infraEnvFromParams checks p and returns the infra-env and pull secret.
-func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (_ engine.InfraEnv, _ string, err error) {
+func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.InfraEnv, string, error) {
 	if p.Name == nil {
 		return engine.InfraEnv{}, "", badRequest("name is required")
 	}
@@ -167,6 +166,11 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (_ engine.Inf
 	if ie.ImageType == "" {
 		ie.ImageType = imageFull
 	}
+	kargs, err := kernelArgs(p.KernelArguments)
+	if err != nil {
+		return ie, "", err
+	}
+	ie.KernelArguments = kargs
 	if p.ClusterID != nil && *p.ClusterID != "" {
 		if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
 			return ie, "", err
@@ -182,12 +186,6 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (_ engine.Inf
 	if p.Proxy != nil {
 		ie.Proxy = &engine.Proxy{}
 		applyProxy(ie.Proxy, p.Proxy)
-	}
-	if ie.KernelArguments, err = kernelArgs(p.KernelArguments); err != nil {
-		return ie, "", err
-	}
-	if len(ie.KernelArguments) == 0 {
-		ie.KernelArguments = nil
 	}
 	if err := s.checkDiscovery(ie, *p.PullSecret, nmstateHosts(p.StaticNetworkConfig)); err != nil {
 		return ie, "", err
@@ -296,6 +294,16 @@ func infraEnvPatch(ie *engine.InfraEnv, ps *string, p models.InfraEnvUpdateParam
 	if p.SSHAuthorizedKey != nil {
 		ie.SSHAuthorizedKey, patch.SSHAuthorizedKey = *p.SSHAuthorizedKey, p.SSHAuthorizedKey
 	}
+	if p.KernelArguments != nil {
+		kargs, err := kernelArgs(*p.KernelArguments)
+		if err != nil {
+			return patch, err
+		}
+		if kargs == nil {
+			kargs = []engine.KernelArgument{}
+		}
+		ie.KernelArguments, patch.KernelArguments = kargs, &kargs
+	}
 	if p.IgnitionConfigOverride != nil {
 		ie.IgnitionOverride, patch.IgnitionOverride = *p.IgnitionConfigOverride, p.IgnitionConfigOverride
 	}
@@ -311,27 +319,7 @@ func infraEnvPatch(ie *engine.InfraEnv, ps *string, p models.InfraEnvUpdateParam
 		applyProxy(&px, p.Proxy)
 		ie.Proxy, patch.Proxy = &px, &px
 	}
-	if p.KernelArguments != nil {
-		ka, err := kernelArgs(*p.KernelArguments)
-		if err != nil {
-			return patch, err
-		}
-		ie.KernelArguments, patch.KernelArguments = ka, &ka
-	}
 	return patch, nil
-}
-
-// kernelArgs checks upstream's kernel_arguments (kargs.Check: append,
-// replace or delete of one plain argument each).
-func kernelArgs(in models.KernelArguments) ([]kargs.Arg, error) {
-	out := []kargs.Arg{}
-	for _, a := range in {
-		out = append(out, kargs.Arg{Operation: a.Operation, Value: a.Value})
-	}
-	if err := kargs.Check(out); err != nil {
-		return nil, badRequest("%v", err)
-	}
-	return out, nil // never nil: an empty list clears the infra-env's
 }
 
 func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

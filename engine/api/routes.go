@@ -32,6 +32,19 @@ type route struct {
 	h      handlerFunc
 }
 
+// infraErr reports whether rt answers 401 and 403 with upstream's
+// InfraError, as its agent expects from register, get-instructions and
+// post-step-reply.
+func (rt route) infraErr() bool {
+	switch rt.method + " " + rt.path {
+	case http.MethodPost + " /infra-envs/{infra_env_id}/hosts",
+		http.MethodGet + " /infra-envs/{infra_env_id}/hosts/{host_id}/instructions",
+		http.MethodPost + " /infra-envs/{infra_env_id}/hosts/{host_id}/instructions":
+		return true
+	}
+	return false
+}
+
 // routes is the routing table; the OpenAPI document lists exactly these.
 func (s *server) routes() []route {
 	keys := newKeyAdmin(s)
@@ -124,9 +137,12 @@ func (s *server) wrap(rt route) http.Handler {
 		if err == nil {
 			err = rt.h(w, r, p)
 		}
-		if err != nil {
+		switch {
+		case err != nil && rt.infraErr() && isAuthStatus(statusOf(err)):
+			writeInfraError(w, statusOf(err), err)
+		case err != nil:
 			s.writeError(w, r, err)
-		} else if w.code != rt.ok {
+		case w.code != rt.ok:
 			s.log.ErrorContext(r.Context(), "undocumented success status", "method", r.Method, "route", rt.path,
 				"status", w.code, "documented", rt.ok)
 		}

@@ -61,7 +61,7 @@ func (s *stepSchedule) due(host string, typ models.StepType, args string, now ti
 func (s *stepSchedule) forget(host string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range periodicStepTypes() {
+	for _, t := range append(periodicStepTypes(), models.StepTypeInventory) {
 		delete(s.sent, stepKey{host, t})
 	}
 }
@@ -242,4 +242,20 @@ func equalGroups(a, b map[string][]string) bool {
 		}
 	}
 	return true
+}
+
+// inventoryDue reports whether h is handed the inventory step now: always
+// while it has none, and, as upstream, again at every step interval while
+// it is discovering, insufficient or disconnected (bound or not), so that
+// hardware changed under a waiting host (a disk added) is seen. An
+// unchanged inventory is not written again (storeInventory).
+func (s *server) inventoryDue(h engine.Host, now time.Time) bool {
+	switch h.Status {
+	case models.HostStatusDiscovering, models.HostStatusInsufficient, models.HostStatusDisconnected,
+		models.HostStatusDiscoveringUnbound, models.HostStatusInsufficientUnbound, models.HostStatusDisconnectedUnbound:
+	default:
+		return len(h.Inventory) == 0
+	}
+	due := s.steps.due(h.ID, models.StepTypeInventory, h.ID, now, s.stepEvery)
+	return due || len(h.Inventory) == 0
 }

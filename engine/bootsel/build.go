@@ -10,7 +10,6 @@ import (
 	"github.com/rackboot/rackboot/boot"
 	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/boot/ignition"
-	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/ipxe"
@@ -30,6 +29,10 @@ type inputs struct {
 	secretRev  uint64
 	nmstate    []engine.NMStateConfig // selected by ie and listing the MAC
 	profile    string                 // the image set's profile name
+	// live is set for a CoreOS image set: the image has no agent, so the
+	// config fetches the one for goarch.
+	live   bool
+	goarch string
 }
 
 // discovery builds the boot choice of mac under decision d.
@@ -42,7 +45,11 @@ func (s *Selector) discovery(ctx context.Context, cur *settings, mac net.Hardwar
 	if err != nil {
 		return boot.Choice{}, err
 	}
-	cmdline, err := kernelArgs(prof.Cmdline, in.ie.KernelArguments)
+	cmdline, err := kernelArgs(prof.Cmdline)
+	if err == nil && len(in.ie.KernelArguments) > 0 {
+		cmdline = applyKernelArgs(cmdline, in.ie.KernelArguments)
+		err = ipxe.CheckKernelArgs(cmdline)
+	}
 	if err != nil {
 		return boot.Choice{}, fmt.Errorf("infra-env %s, profile %q: %w", in.ie.ID, prof.Name, err)
 	}
@@ -70,7 +77,7 @@ func (s *Selector) read(id string, mac net.HardwareAddr) (inputs, bool) {
 			return
 		}
 		in.pullSecret, in.secretRev = m.PullSecret(in.ie.PullSecretRef)
-		in.profile = imageProfile(m, in.ie)
+		imageInputs(m, &in)
 		s.index.lookup(m, func(ix *macIndex) {
 			for _, name := range ix.nmstate[k] {
 				if n, ok := m.NMStateConfig(name); ok && selects(in.ie.StaticNetworkSelector, n.Labels) {
@@ -83,11 +90,39 @@ func (s *Selector) read(id string, mac net.HardwareAddr) (inputs, bool) {
 	return in, ok
 }
 
-// imageProfile is the boot profile named by the infra-env's image set
-// (engine.Model.BootImageSet); "" when none does.
-func imageProfile(m *engine.Model, ie engine.InfraEnv) string {
-	is, _ := m.BootImageSet(ie)
-	return is.Profile
+// imageInputs records the boot profile named by the infra-env's image set
+// (engine.Model.BootImageSet; "" when none does) and whether it is a
+// CoreOS live image set, with its Go architecture.
+func imageInputs(m *engine.Model, in *inputs) {
+	is, _ := m.BootImageSet(in.ie)
+	in.profile = is.Profile
+	in.live = is.LiveRootfs.Path != ""
+	in.goarch = goArch(is.CPUArchitecture)
+}
+
+// goArch is the Go name of a CPU architecture.
+func goArch(a string) string {
+	switch engine.NormArch(a) {
+	case "x86_64":
+		return "amd64"
+	case "arm64":
+		return "arm64"
+	}
+	return a
+}
+
+// agent is the remote rackboot-agent a CoreOS image set's config fetches
+// (nil for other image sets); a CoreOS image set without an agent binary
+// for its architecture is an error.
+func (s *Selector) agent(in inputs) (*discovery.RemoteAgent, error) {
+	if !in.live {
+		return nil, nil
+	}
+	a, ok := s.cur.Load().Agents[in.goarch]
+	if !ok {
+		return nil, fmt.Errorf("%w: infra-env %s: no rackboot-agent binary for %s (server.agent_dir)", ErrNoImage, in.ie.ID, in.goarch)
+	}
+	return &discovery.RemoteAgent{URL: strings.TrimSuffix(s.opts.ServiceURL, "/") + AgentPath(in.goarch), SHA512: a.SHA512}, nil
 }
 
 // profile resolves the infra-env's profile, or the default profile.
@@ -108,9 +143,8 @@ func profile(cur *settings, in inputs) (boot.Profile, error) {
 }
 
 // kernelArgs is the profile's command line plus the discovery arguments it
-// does not set, changed by the infra-env's kernel arguments, checked for
-// iPXE safety.
-func kernelArgs(base string, ops []kargs.Arg) (string, error) {
+// does not set, checked for iPXE safety.
+func kernelArgs(base string) (string, error) {
 	if err := ipxe.CheckKernelArgs(base); err != nil {
 		return "", fmt.Errorf("kernel arguments: %w", err)
 	}
@@ -121,10 +155,7 @@ func kernelArgs(base string, ops []kargs.Arg) (string, error) {
 			args = append(args, a)
 		}
 	}
-	cmdline, err := kargs.Apply(strings.Join(args, " "), ops)
-	if err != nil {
-		return "", fmt.Errorf("kernel arguments: %w", err)
-	}
+	cmdline := strings.Join(args, " ")
 	if err := ipxe.CheckKernelArgs(cmdline); err != nil {
 		return "", fmt.Errorf("kernel arguments: %w", err)
 	}
@@ -138,9 +169,16 @@ func (s *Selector) ignition(in inputs, hostname string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("infra-env %s: agent token: %w", in.ie.ID, err)
 	}
+	agent, err := s.agent(in)
+	if err != nil {
+		return nil, err
+	}
 	key := cacheKey{infraEnv: in.ie.ID, ieRev: in.ie.Revision, secretRev: in.secretRev,
 		nmstate: nmstateKey(in.nmstate), hostname: hostname, kid: kid}
-	return s.cache.do(key, func() ([]byte, error) { return s.build(in, token, hostname) })
+	if agent != nil {
+		key.agent = agent.URL + "#" + agent.SHA512
+	}
+	return s.cache.do(key, func() ([]byte, error) { return s.build(in, token, hostname, agent) })
 }
 
 func nmstateKey(ns []engine.NMStateConfig) string {
@@ -153,8 +191,8 @@ func nmstateKey(ns []engine.NMStateConfig) string {
 
 // build makes the discovery config of in with the agent token, then adds
 // the hostname part.
-func (s *Selector) build(in inputs, token, hostname string) ([]byte, error) {
-	din := discovery.Input{
+func (s *Selector) build(in inputs, token, hostname string, agent *discovery.RemoteAgent) ([]byte, error) {
+	din := discovery.Input{Agent: agent,
 		ServiceURL: s.opts.ServiceURL, InfraEnvID: in.ie.ID, AgentToken: token,
 		PullSecret: in.pullSecret, SSHAuthorizedKey: in.ie.SSHAuthorizedKey,
 		NTPSources: in.ie.NTPSources, IgnitionOverride: in.ie.IgnitionOverride,
@@ -191,4 +229,32 @@ func staticNetwork(n engine.NMStateConfig) nmstate.HostStaticNetworkConfig {
 		h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
 	}
 	return h
+}
+
+// applyKernelArgs applies an infra-env's kernel argument changes to
+// cmdline, in order: append adds the argument; delete removes the
+// arguments equal to it (a bare key: every argument of that key); replace
+// puts it in place of the arguments of its key, or appends it.
+func applyKernelArgs(cmdline string, changes []engine.KernelArgument) string {
+	args := strings.Fields(cmdline)
+	keyOf := func(a string) string { k, _, _ := strings.Cut(a, "="); return k }
+	for _, c := range changes {
+		switch c.Operation {
+		case "append":
+			args = append(args, c.Value)
+		case "delete":
+			args = slices.DeleteFunc(args, func(a string) bool {
+				return a == c.Value || (!strings.Contains(c.Value, "=") && keyOf(a) == c.Value)
+			})
+		case "replace":
+			i := slices.IndexFunc(args, func(a string) bool { return keyOf(a) == keyOf(c.Value) })
+			if i < 0 {
+				args = append(args, c.Value)
+				continue
+			}
+			args[i] = c.Value
+			args = slices.Concat(args[:i+1], slices.DeleteFunc(args[i+1:], func(a string) bool { return keyOf(a) == keyOf(c.Value) }))
+		}
+	}
+	return strings.Join(args, " ")
 }

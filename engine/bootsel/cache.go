@@ -18,6 +18,7 @@ type cacheKey struct {
 	nmstate   string
 	hostname  string
 	kid       string
+	agent     string // the remote agent's URL and sha512 ("" for none)
 }
 
 // cache keeps built configs; it forgets everything when it reaches its

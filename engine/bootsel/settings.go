@@ -23,7 +23,22 @@ type Settings struct {
 	DefaultInfraEnv string
 	// Reservations assign MACs to infra-envs and hostnames.
 	Reservations []Reservation
+	// Agents are the rackboot-agent binaries by Go architecture (amd64,
+	// arm64) that hosts of CoreOS image sets fetch through their
+	// discovery Ignition (AgentURL); nil: none.
+	Agents map[string]AgentBinary
 }
+
+// AgentBinary is a rackboot-agent binary on the appliance and its hex
+// sha512.
+type AgentBinary struct {
+	Path   string
+	SHA512 string
+}
+
+// AgentPath is the URL path under which the agent for a Go architecture
+// is served.
+func AgentPath(goarch string) string { return "/agent/" + goarch + "/rackboot-agent" }
 
 // Reservation assigns one MAC: the infra-env it boots (id or name; empty:
 // the reservation only names the host) and the hostname its config.ign

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/rackboot/rackboot/boot/iso"
-	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/engine"
 )
 
@@ -74,11 +73,11 @@ func TestDiscoveryISOKernelArguments(t *testing.T) {
 		t.Fatalf("kargs without kernel arguments: %q", got)
 	}
 	for _, tc := range []struct {
-		args []kargs.Arg
+		args []engine.KernelArgument
 		want string
 	}{
-		{[]kargs.Arg{{Operation: kargs.Append, Value: "rd.net.timeout.carrier=60"}}, "console=ttyS0 quiet rd.net.timeout.carrier=60"},
-		{[]kargs.Arg{{Operation: kargs.Delete, Value: "quiet"}, {Operation: kargs.Replace, Value: "console=tty0"}}, "console=tty0"},
+		{[]engine.KernelArgument{{Operation: "append", Value: "rd.net.timeout.carrier=60"}}, "console=ttyS0 quiet rd.net.timeout.carrier=60"},
+		{[]engine.KernelArgument{{Operation: "delete", Value: "quiet"}, {Operation: "replace", Value: "console=tty0"}}, "console=tty0"},
 	} {
 		ka := tc.args
 		if _, err := b.st.Apply(t.Context(), &engine.UpdateInfraEnv{ID: ieID, Patch: engine.InfraEnvPatch{KernelArguments: &ka}}); err != nil {

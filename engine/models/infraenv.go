@@ -19,8 +19,8 @@ type InfraEnv struct {
 	Href                   string   `json:"href"`
 	ID                     string   `json:"id"`
 	IgnitionConfigOverride string   `json:"ignition_config_override,omitempty"`
-	// KernelArguments is the JSON of the kernel_arguments list, as
-	// upstream shows it ("" when none).
+	// KernelArguments is, as upstream's, a JSON string: the
+	// KernelArguments list ("" when there are none).
 	KernelArguments  string   `json:"kernel_arguments,omitempty"`
 	Kind             string   `json:"kind"`
 	Name             string   `json:"name"`
@@ -35,17 +35,18 @@ type InfraEnv struct {
 // InfraEnvCreateParams is the body of POST /v2/infra-envs. Name and
 // PullSecret are required.
 type InfraEnvCreateParams struct {
-	AdditionalNtpSources   *string         `json:"additional_ntp_sources,omitempty"`
-	ClusterID              *string         `json:"cluster_id,omitempty"`
-	CPUArchitecture        string          `json:"cpu_architecture,omitempty"`
-	IgnitionConfigOverride string          `json:"ignition_config_override,omitempty"`
-	ImageType              string          `json:"image_type,omitempty"`
-	KernelArguments        KernelArguments `json:"kernel_arguments,omitempty"`
-	Name                   *string         `json:"name"`
-	OpenshiftVersion       string          `json:"openshift_version,omitempty"`
-	Proxy                  *Proxy          `json:"proxy,omitempty"`
-	PullSecret             *string         `json:"pull_secret"`
-	SSHAuthorizedKey       *string         `json:"ssh_authorized_key,omitempty"`
+	AdditionalNtpSources   *string `json:"additional_ntp_sources,omitempty"`
+	ClusterID              *string `json:"cluster_id,omitempty"`
+	CPUArchitecture        string  `json:"cpu_architecture,omitempty"`
+	IgnitionConfigOverride string  `json:"ignition_config_override,omitempty"`
+	ImageType              string  `json:"image_type,omitempty"`
+	// KernelArguments change the discovery image's kernel arguments.
+	KernelArguments  KernelArguments `json:"kernel_arguments,omitempty"`
+	Name             *string         `json:"name"`
+	OpenshiftVersion string          `json:"openshift_version,omitempty"`
+	Proxy            *Proxy          `json:"proxy,omitempty"`
+	PullSecret       *string         `json:"pull_secret"`
+	SSHAuthorizedKey *string         `json:"ssh_authorized_key,omitempty"`
 	// StaticNetworkConfig holds one NMState document per host; rackboot
 	// keeps them as NMState configs the infra-env selects.
 	StaticNetworkConfig []HostStaticNetworkConfig `json:"static_network_config,omitempty"`
@@ -62,8 +63,7 @@ type InfraEnvUpdateParams struct {
 	AdditionalNtpSources   *string `json:"additional_ntp_sources,omitempty"`
 	IgnitionConfigOverride *string `json:"ignition_config_override,omitempty"`
 	ImageType              *string `json:"image_type,omitempty"`
-	// KernelArguments, when set, replaces the list (an empty list clears
-	// it).
+	// KernelArguments, when set, replaces the list (empty: none).
 	KernelArguments  *KernelArguments `json:"kernel_arguments,omitempty"`
 	Proxy            *Proxy           `json:"proxy,omitempty"`
 	PullSecret       *string          `json:"pull_secret,omitempty"`
@@ -75,16 +75,6 @@ type InfraEnvUpdateParams struct {
 
 // String never shows the pull secret.
 func (p InfraEnvUpdateParams) String() string { return "InfraEnvUpdateParams" }
-
-// KernelArgument is one change of the discovery image's kernel command
-// line: operation append, replace or delete, and one argument.
-type KernelArgument struct {
-	Operation string `json:"operation"`
-	Value     string `json:"value"`
-}
-
-// KernelArguments is upstream's kernel_arguments list, applied in order.
-type KernelArguments []KernelArgument
 
 // HostStaticNetworkConfig is one element of upstream's
 // static_network_config list: one host's NMState YAML and the MACs of the
@@ -106,3 +96,21 @@ type PresignedURL struct {
 	ExpiresAt DateTime `json:"expires_at,omitempty"`
 	URL       string   `json:"url"`
 }
+
+// KernelArgument is one change to the discovery image's kernel arguments
+// (upstream's kernel_argument): Operation append, replace or delete, and
+// the argument.
+type KernelArgument struct {
+	Operation string `json:"operation"`
+	Value     string `json:"value"`
+}
+
+// KernelArguments is upstream's kernel_arguments list.
+type KernelArguments []KernelArgument
+
+// Kernel argument operations.
+const (
+	KernelArgAppend  = "append"
+	KernelArgReplace = "replace"
+	KernelArgDelete  = "delete"
+)

@@ -242,9 +242,13 @@ func IsPermanent(err error) bool { return errors.Is(err, ErrPermanent) }
 
 func (c *Client) statusError(op string, code int, body []byte) error {
 	var e struct {
-		Reason string `json:"reason"`
+		Reason  string `json:"reason"`
+		Message string `json:"message"` // upstream's InfraError (401 and 403 of the agent's calls)
 	}
 	_ = json.Unmarshal(body, &e) // the reason is a courtesy; a bad body leaves it empty
+	if e.Reason == "" {
+		e.Reason = e.Message
+	}
 	reason := redact(e.Reason, c.token)
 	if len(reason) > 200 {
 		reason = reason[:200] + "…"

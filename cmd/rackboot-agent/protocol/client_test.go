@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +120,23 @@ func TestPermanentStatusesAndRedaction(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "[redacted]") {
 			t.Errorf("%d: error text %q must show the reason without the token", code, err)
+		}
+	}
+}
+
+// An InfraError (upstream's 401 and 403 body for the agent's calls) is
+// permanent and its message is the reason, without the token.
+func TestInfraErrorMessageIsTheReason(t *testing.T) {
+	for _, code := range []int{401, 403} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(code)
+			w.Write([]byte(`{"code":` + strconv.Itoa(code) + `,"message":"token ` + r.Header.Get("X-Secret-Key") + ` is not of this infra-env"}`))
+		}))
+		_, err := newClient(t, srv.URL, token).Register(context.Background(), hostID)
+		srv.Close()
+		if !protocol.IsPermanent(err) || !strings.Contains(err.Error(), "token [redacted] is not of this infra-env") ||
+			strings.Contains(err.Error(), token) {
+			t.Errorf("%d: %v", code, err)
 		}
 	}
 }

@@ -45,6 +45,9 @@ type InstallResult struct {
 	ImageBytes    int64  `json:"image_bytes"`
 	ImageSHA256   string `json:"image_sha256"`
 	IgnitionBytes int    `json:"ignition_bytes"`
+	// Installer is "coreos-installer" when it wrote the disk ("": the
+	// agent wrote the image itself).
+	Installer string `json:"installer,omitempty"`
 	// Reboot: the agent must reboot the host once the reply is sent (false
 	// with external_reboot: a BMH controller resets it).
 	Reboot bool `json:"reboot"`

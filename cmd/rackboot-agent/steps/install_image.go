@@ -29,26 +29,29 @@ func (in *installer) writeImage(ctx context.Context) (string, error) {
 	}
 	failures := 0
 	for {
-		before := in.written
+		before := s.got
 		err := s.fetch(ctx)
 		if err == nil {
 			break
 		}
 		if isFinal(err) || ctx.Err() != nil {
-			return "", err
+			return "", s.finish(err)
 		}
-		if in.written > before {
+		if s.got > before {
 			failures = 0 // progress: resume at once
 		} else {
 			failures++
 		}
 		if failures > imageRetries {
-			return "", fail(ErrImage, err, "downloading the disk image failed %d times in a row", failures)
+			return "", s.finish(fail(ErrImage, err, "downloading the disk image failed %d times in a row", failures))
 		}
-		in.log.Warn("disk image download interrupted; resuming", "at_byte", in.written, "err", err)
+		in.log.Warn("disk image download interrupted; resuming", "at_byte", s.got, "err", err)
 		if err := in.wait(ctx, failures); err != nil {
-			return "", err
+			return "", s.finish(err)
 		}
+	}
+	if err := s.finish(nil); err != nil {
+		return "", err
 	}
 	if err := in.dev.Sync(); err != nil {
 		return "", fail(ErrDevice, err, "syncing boot device %s", in.args.BootDevice)
@@ -67,6 +70,8 @@ type imageStream struct {
 	total  int64 // the image's length, -1 while unknown
 	etag   string
 	buf    []byte
+	got    int64    // bytes of the served file received (written, for a raw image)
+	dec    *decoder // the decompressor of a compressed image, once known
 }
 
 // fetch makes one attempt: it requests the rest of the image and copies
@@ -97,14 +102,14 @@ func (s *imageStream) fetch(ctx context.Context) error {
 			}
 		}
 		switch {
-		case rerr == io.EOF && s.total >= 0 && s.in.written < s.total:
-			return fail(ErrImage, nil, "connection closed at byte %d of %d", s.in.written, s.total)
+		case rerr == io.EOF && s.total >= 0 && s.got < s.total:
+			return fail(ErrImage, nil, "connection closed at byte %d of %d", s.got, s.total)
 		case rerr == io.EOF:
 			return nil
 		case rerr != nil && errors.Is(context.Cause(ctx), errStalled):
-			return fail(ErrImage, errStalled, "disk image download stalled at byte %d", s.in.written)
+			return fail(ErrImage, errStalled, "disk image download stalled at byte %d", s.got)
 		case rerr != nil:
-			return fail(ErrImage, unwrapURLError(rerr), "disk image download broke at byte %d", s.in.written)
+			return fail(ErrImage, unwrapURLError(rerr), "disk image download broke at byte %d", s.got)
 		}
 	}
 }
@@ -114,8 +119,8 @@ func (s *imageStream) request(ctx context.Context) (*http.Response, error) {
 	if err != nil {
 		return nil, final(ErrImage, nil, "image_url %s cannot be requested", safeURL(s.in.args.ImageURL))
 	}
-	if s.in.written > 0 {
-		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", s.in.written))
+	if s.got > 0 {
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", s.got))
 		if s.etag != "" && !strings.HasPrefix(s.etag, "W/") {
 			req.Header.Set("If-Range", s.etag)
 		}
@@ -132,17 +137,20 @@ func (s *imageStream) accept(resp *http.Response) error {
 	code := resp.StatusCode
 	switch {
 	case code == http.StatusOK:
-		if s.in.written > 0 {
-			s.in.log.Warn("image server restarted the download from the beginning", "at_byte", s.in.written)
-			s.in.written = 0
+		if s.got > 0 && s.dec != nil {
+			return final(ErrImage, nil, "image server restarted the compressed disk image from the beginning at byte %d", s.got)
+		}
+		if s.got > 0 {
+			s.in.log.Warn("image server restarted the download from the beginning", "at_byte", s.got)
+			s.in.written, s.got = 0, 0
 			s.hash.Reset()
 		}
 		s.etag = resp.Header.Get("ETag")
 		return s.learnTotal(resp.ContentLength)
-	case code == http.StatusPartialContent && s.in.written > 0:
+	case code == http.StatusPartialContent && s.got > 0:
 		start, total, err := parseContentRange(resp.Header.Get("Content-Range"))
-		if err != nil || start != s.in.written {
-			return final(ErrImage, nil, "image server answered Range %d- with Content-Range %q", s.in.written, resp.Header.Get("Content-Range"))
+		if err != nil || start != s.got {
+			return final(ErrImage, nil, "image server answered Range %d- with Content-Range %q", s.got, resp.Header.Get("Content-Range"))
 		}
 		return s.learnTotal(total)
 	case code >= 500 || code == http.StatusTooManyRequests:
@@ -165,8 +173,18 @@ func (s *imageStream) learnTotal(total int64) error {
 	return nil
 }
 
-// write puts one block on the device at the current offset.
+// write puts one block on the device at the current offset, or hands it
+// to the decompressor of a compressed image (recognised by its first bytes).
 func (s *imageStream) write(ctx context.Context, b []byte) error {
+	if s.got == 0 && s.dec == nil {
+		if kind := compression(b); kind != "" {
+			s.in.log.Info("disk image is compressed; decompressing while writing", "compression", kind)
+			s.dec = s.in.startDecoder(kind)
+		}
+	}
+	if s.dec != nil {
+		return s.writeCompressed(ctx, b)
+	}
 	in := s.in
 	limit := in.devSize
 	if s.total >= 0 {
@@ -181,6 +199,7 @@ func (s *imageStream) write(ctx context.Context, b []byte) error {
 	}
 	s.hash.Write(b)
 	in.written += int64(len(b))
+	s.got = in.written
 	total := s.total
 	if total < 0 {
 		total = in.args.ImageSize
@@ -189,6 +208,38 @@ func (s *imageStream) write(ctx context.Context, b []byte) error {
 		return in.percent(ctx, int(in.written*100/total))
 	}
 	return nil
+}
+
+// writeCompressed hands a block of a compressed image to its
+// decompressor; the percentage is of the compressed bytes.
+func (s *imageStream) writeCompressed(ctx context.Context, b []byte) error {
+	if s.total >= 0 && s.got+int64(len(b)) > s.total {
+		return final(ErrImage, nil, "the server sent more than the %d bytes it announced", s.total)
+	}
+	if _, err := s.dec.Write(b); err != nil {
+		return err // the decompressor's failure
+	}
+	s.hash.Write(b)
+	s.got += int64(len(b))
+	total := s.total
+	if total < 0 {
+		total = s.in.args.ImageSize
+	}
+	if total > 0 && s.got < total {
+		return s.in.percent(ctx, int(s.got*100/total))
+	}
+	return nil
+}
+
+// finish ends a compressed image's decompression (cause: the download
+// failed) and returns cause or the decompressor's error.
+func (s *imageStream) finish(cause error) error {
+	if s.dec == nil {
+		return cause
+	}
+	err := s.dec.finish(cause)
+	s.dec = nil
+	return err
 }
 
 // fill reads until b is full or r fails, returning r's error as is.

@@ -96,6 +96,9 @@ func (in *installer) run(ctx context.Context) (*InstallResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if bin := in.deps.coreosInstaller(); bin != "" {
+		return in.runCoreOSInstaller(ctx, bin, ign)
+	}
 	if err := in.open(); err != nil {
 		return nil, err
 	}
@@ -109,7 +112,7 @@ func (in *installer) run(ctx context.Context) (*InstallResult, error) {
 	if sum != in.args.ImageSHA256 {
 		return nil, fail(ErrImage, nil, "disk image sha256 mismatch: got %s want %s", sum, in.args.ImageSHA256)
 	}
-	if err := writeIgnition(in.dev, in.devSize, ign); err != nil {
+	if err := in.placeIgnition(ign); err != nil {
 		return nil, err
 	}
 	in.log.Info("disk image and ignition written", "device", in.args.BootDevice, "bytes", in.written)
@@ -118,6 +121,29 @@ func (in *installer) run(ctx context.Context) (*InstallResult, error) {
 	}
 	return &InstallResult{BootDevice: in.args.BootDevice, ImageBytes: in.written, ImageSHA256: sum,
 		IgnitionBytes: len(ign), Reboot: !in.args.ExternalReboot}, nil
+}
+
+// placeIgnition puts the host's Ignition where the written image reads
+// it: on a CoreOS metal image's boot file system (with the kernel
+// arguments and network keyfiles, install_bootfs.go), else into the
+// image's ignition partition.
+func (in *installer) placeIgnition(ign []byte) error {
+	parts, err := ReadGPT(in.dev, in.devSize)
+	if err != nil {
+		return fail(ErrNoPartition, err, "the written disk image has no valid GPT")
+	}
+	p, ok := hasCoreOSLayout(parts)
+	if !ok {
+		return writeIgnition(in.dev, in.devSize, ign)
+	}
+	e, err := coreosEdits(ign, in.args.InstallerArgs, in.deps.NetworkDir)
+	if err != nil {
+		return err
+	}
+	if err := in.dev.Sync(); err != nil {
+		return fail(ErrDevice, err, "syncing boot device %s", in.args.BootDevice)
+	}
+	return in.finishCoreOS(p, e)
 }
 
 // ignition downloads the host's install Ignition and checks that it

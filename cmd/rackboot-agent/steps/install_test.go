@@ -73,6 +73,11 @@ type installEnv struct {
 	// sending part and then nothing, "503" with that status.
 	after string
 	stall time.Duration // Deps.ImageStallTimeout
+	// coreosInstaller and networkDir are Deps.CoreOSInstaller ("none"
+	// when empty: a coreos-installer on the test machine's PATH is not
+	// used) and Deps.NetworkDir.
+	coreosInstaller, networkDir string
+	xz                          string // Deps.XZ
 }
 
 func newInstallEnv(t *testing.T, image []byte, config string) *installEnv {
@@ -191,8 +196,12 @@ func (e *installEnv) run(args []string) *models.StepReply {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	ci := e.coreosInstaller
+	if ci == "" {
+		ci = "none"
+	}
 	r := NewRunner(Deps{Install: client, Log: slog.New(slog.NewTextHandler(e, nil)), InstallRetryWait: time.Millisecond,
-		ImageStallTimeout: e.stall})
+		ImageStallTimeout: e.stall, CoreOSInstaller: ci, NetworkDir: e.networkDir, XZ: e.xz})
 	rep := r.Run(context.Background(), &models.Step{StepID: "install-1", StepType: models.StepTypeInstall, Args: args})
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -76,6 +76,15 @@ type Deps struct {
 	// ImageStallTimeout aborts (and resumes) a disk image download that
 	// received nothing for that long; 0 means a minute.
 	ImageStallTimeout time.Duration
+	// CoreOSInstaller is the coreos-installer the install step runs
+	// (install_coreos.go); "" looks for it on PATH, "none" never runs it.
+	CoreOSInstaller string
+	// XZ is the xz binary that decompresses .raw.xz images; "" looks for
+	// it on PATH, "none" (or none found) uses the pure-Go decoder.
+	XZ string
+	// NetworkDir holds the live system's NetworkManager keyfiles; ""
+	// means DefaultNetworkDir. Keyfiles there add --copy-network.
+	NetworkDir string
 }
 
 // DefaultTimeout bounds any step without its own timeout.

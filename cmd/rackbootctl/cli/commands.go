@@ -33,6 +33,7 @@ func (a *app) commands() map[string]command {
 		"allow-add-workers": a.allowAddWorkers,
 		"image-url":         a.imageURL,
 		"signing-keys":      a.signingKeys, // keys.go
+		"kubeconfig":        a.kubeconfig,  // kubeconfig.go
 		"version":           a.version,
 		"help":              a.help,
 	}
@@ -137,6 +138,8 @@ Commands:
                              the old ones still verify; retire: tokens of KID fail
   `+clusterUsage+`
   `+backupUsage+`
+  kubeconfig [--ca-file FILE] a kubeconfig for kubectl against rackbootd's Kubernetes-compatible
+                             API (the server URL, the admin token): rackbootctl kubeconfig > rb.kubeconfig
   version
 
 The server is --url, else RACKBOOT_URL, else the config file's url, else

@@ -54,6 +54,7 @@ func (c *checker) str(path, v, def string) string {
 func (c *checker) server(f fileServer) {
 	s := &c.cfg.Server
 	s.DataDir = c.path(c.str("server.data_dir", f.DataDir, "/var/lib/rackboot"))
+	s.AgentDir = c.path(c.str("server.agent_dir", f.AgentDir, DefaultAgentDir))
 	if f.Advertise == "" {
 		c.missing("server.advertise", "set the IPv4 address hosts use to reach this appliance")
 	} else if a, ok := c.addr("server.advertise", f.Advertise); ok {

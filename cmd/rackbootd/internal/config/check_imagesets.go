@@ -26,6 +26,9 @@ type ImageSet struct {
 	// Install is what installing hosts of this image set get (disk image,
 	// role Ignition generator); its zero value installs nothing.
 	Install ImageSetInstall
+	// Live holds the CoreOS live artifacts the image set boots (nil:
+	// it boots Profile).
+	Live *Live
 }
 
 type fileImageSet struct {
@@ -46,6 +49,12 @@ type fileImageSet struct {
 	InitrdSHA256     string `toml:"initrd_sha256"`
 	RootfsSHA256     string `toml:"rootfs_sha256"`
 	ISOSHA256        string `toml:"iso_sha256"`
+	// The CoreOS keys (check_live.go).
+	LiveISO         string `toml:"live_iso"`
+	LiveRootfs      string `toml:"live_rootfs"`
+	CoreOSStream    string `toml:"coreos_stream"`
+	CoreOSMirror    string `toml:"coreos_mirror"`
+	KernelArguments string `toml:"kernel_arguments"`
 }
 
 var (
@@ -87,9 +96,19 @@ func (c *checker) imageSet(base string, f fileImageSet, names map[string]Pos) (I
 		c.errAt(base+".cpu_arch", "image_set.cpu_arch %q must be one of %s", is.CPUArch, quoteList(cpuArchs))
 		ok = false
 	}
-	ok = c.imageSetProfile(base+".profile", f.Profile) && ok
-	is.BaseISO = c.file(base+".base_iso", f.BaseISO, false)
+	live, good := c.live(base, f, is.CPUArch)
+	ok = ok && good
+	if is.Live = live; live != nil {
+		is.BaseISO = live.ISO
+	} else if good {
+		ok = c.imageSetProfile(base+".profile", f.Profile) && ok
+		is.BaseISO = c.file(base+".base_iso", f.BaseISO, false)
+	}
 	is.Install, ok = c.imageSetInstall(base, f, ok)
+	if live != nil { // the sums checked, from the file or the stream
+		is.Install.ISOSHA256, is.Install.RootfsSHA256 = live.ISOSHA256, live.RootfsSHA256
+		streamDiskImage(&is.Install, live)
+	}
 	if c.ix.has(base + ".thresholds") {
 		o, good := c.thresholdOverride(base+".thresholds", f.Thresholds)
 		is.Thresholds, ok = &o, ok && good

@@ -55,6 +55,18 @@ type Server struct {
 	HTTPListen string     // host:port
 	LogLevel   slog.Level
 	LogFormat  string // "text" or "json"
+	// AgentDir holds rackboot-agent for each Go architecture,
+	// <agent_dir>/<goarch>/rackboot-agent, as `make build` lays out
+	// bin/agent/; Agents are those found, read when a CoreOS image set
+	// needs them (its hosts fetch the agent through Ignition).
+	AgentDir string
+	Agents   map[string]Agent
+}
+
+// Agent is a rackboot-agent binary and its hex sha512.
+type Agent struct {
+	Path   string
+	SHA512 string
 }
 
 // DHCP configures the DHCPv4 server.

@@ -20,6 +20,7 @@ type fileServer struct {
 	HTTPListen string `toml:"http_listen"`
 	LogLevel   string `toml:"log_level"`
 	LogFormat  string `toml:"log_format"`
+	AgentDir   string `toml:"agent_dir"`
 }
 
 type fileDHCP struct {

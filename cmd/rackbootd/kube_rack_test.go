@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rackboot/rackboot/cluster"
+)
+
+// follower returns a rack member that knows a leader other than itself,
+// and another member.
+func rackFollower(t *testing.T, ds []*testDaemon) (follower, other *testDaemon) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		for i, d := range ds {
+			code, b := d.admin("GET", "/api/rackboot/v1/cluster", nil)
+			var st cluster.Status
+			if code == 200 && json.Unmarshal(b, &st) == nil && st.Leader != "" && st.Leader != st.Node {
+				return d, ds[(i+1)%len(ds)]
+			}
+		}
+	}
+	t.Fatal("no follower knows a leader")
+	return nil, nil
+}
+
+// Through a follower of a three-appliance rack, kubectl creates the
+// namespace, the pull secret and the seeds' manifests (the writes are
+// forwarded to the leader), and a kubectl get -w on another appliance
+// sees the Agent appear and change.
+func TestKubectlThroughFollower(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three rackbootd processes")
+	}
+	needKubectl(t)
+	ds := rackDaemons(t, 3)
+	follower, other := rackFollower(t, ds)
+	kf, ko := kubeFor(t, follower), kubeFor(t, other)
+	manifests, _ := filepath.Abs("testdata/kube/ztp.yaml")
+
+	kf.must("create", "namespace", "kni21")
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, kubectlBin, "get", "agents", "-n", "kni21", "-w", "--output-watch-events")
+	cmd.Env = ko.env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		_ = cmd.Wait()
+	}()
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	waitRow := func(prefix, want string) {
+		t.Helper()
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatal("kubectl get -w ended")
+				}
+				if strings.HasPrefix(l, prefix) && strings.Contains(l, want) {
+					return
+				}
+			case <-time.After(waitLimit):
+				t.Fatalf("no %s row with %q", prefix, want)
+			}
+		}
+	}
+
+	writeFile(t, kf.home, "ps.json", `{"auths":{"quay.io":{"auth":"dTpw"}}}`)
+	kf.must("create", "secret", "generic", "pull-secret", "-n", "kni21",
+		"--from-file=.dockerconfigjson="+filepath.Join(kf.home, "ps.json"), "--type=kubernetes.io/dockerconfigjson")
+	wantLines(t, "apply through a follower", kf.must("apply", "-f", manifests), "infraenv.agent-install.openshift.io/kni21 created")
+	waitRow("ADDED", agentID)
+	kf.must("-n", "kni21", "patch", "agents.agent-install.openshift.io", agentID, "-p", `{"spec":{"approved":true}}`, "--type", "merge")
+	waitRow("MODIFIED", "true")
+
+	// Every appliance serves the objects, the sealed pull secret included.
+	for _, d := range ds {
+		k := kubeFor(t, d)
+		wantLines(t, "get infraenvs on "+d.httpAddr, k.must("get", "infraenvs", "-A"), "kni21       kni21")
+		wantLines(t, "secret on "+d.httpAddr, k.must("get", "secret", "pull-secret", "-n", "kni21", "-o", "jsonpath={.data.\\.dockerconfigjson}"),
+			"eyJhdXRocyI6eyJxdWF5LmlvIjp7ImF1dGgiOiJkVHB3In19fQ==")
+	}
+}

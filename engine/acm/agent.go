@@ -1,0 +1,245 @@
+package acm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+
+	"github.com/rackboot/rackboot/engine"
+)
+
+// kindAgent is upstream's Agent.
+const kindAgent = "Agent"
+
+// labelInfraEnv is the label upstream puts on an Agent: its InfraEnv's
+// name.
+const labelInfraEnv = "infraenvs.agent-install.openshift.io"
+
+// annotationSynced holds the Agent spec last synced with its host.
+const annotationSynced = "rackboot.io/synced-spec"
+
+// hostSpec is the host's side of an Agent spec.
+func hostSpec(h engine.Host) agentSpec {
+	role := h.Role
+	if role == "" {
+		role = "auto-assign"
+	}
+	return agentSpec{Approved: h.Approved, Role: role, Hostname: h.RequestedHostname}
+}
+
+// agentPair is a host registered from an InfraEnv's infra-env, its
+// InfraEnv and its Agent (ok false: none yet).
+type agentPair struct {
+	host  engine.Host
+	ie    engine.Object
+	agent engine.Object
+	ok    bool
+}
+
+// reconcileAgents gives every host registered from an InfraEnv's
+// infra-env an Agent (name: the host id, in the InfraEnv's namespace,
+// labelled with its name and spec.agentLabels), takes the Agent's
+// spec.approved, role and hostname to the host, and writes the host's
+// state into the Agent's status.
+func reconcileAgents(ctx context.Context, o Options, ies []engine.Object) {
+	byUID := map[string]engine.Object{}
+	for _, ie := range ies {
+		byUID[ie.UID] = ie
+	}
+	var pairs []agentPair
+	o.Store.Read(func(m *engine.Model) {
+		for h := range m.Hosts() {
+			ie, ok := byUID[h.InfraEnvID]
+			if !ok {
+				continue
+			}
+			ref := engine.ObjectRef{Group: groupAgent, Kind: kindAgent, Namespace: ie.Namespace, Name: h.ID}
+			a, found := m.Object(ref.Key())
+			pairs = append(pairs, agentPair{host: h, ie: ie, agent: a, ok: found})
+		}
+	})
+	for _, p := range pairs {
+		if err := reconcileAgent(ctx, o, p); err != nil && ctx.Err() == nil {
+			o.Log.Warn("Agent not reconciled", "host", p.host.ID, "infra_env", p.host.InfraEnvID, "err", err)
+		}
+	}
+}
+
+// agentSpec is the part of an Agent's spec taken to the host.
+type agentSpec struct {
+	Approved bool   `json:"approved"`
+	Role     string `json:"role,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+}
+
+func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
+	if !p.ok {
+		return createAgent(ctx, o, p)
+	}
+	var body, p0 map[string]any
+	if err := json.Unmarshal(p.agent.Body, &body); err != nil {
+		return fmt.Errorf("decode agent: %w", err)
+	}
+	_ = json.Unmarshal(p.agent.Body, &p0)
+	var spec agentSpec
+	if b, err := json.Marshal(body["spec"]); err == nil {
+		_ = json.Unmarshal(b, &spec)
+	}
+	// The spec last synced is kept in an annotation: an Agent spec that
+	// differs from it was changed by the user (kubectl patch) and goes to
+	// the host; else a host that differs from it was changed through the
+	// REST API and goes to the Agent's spec.
+	md, _ := body["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		body["metadata"] = md
+	}
+	ann, _ := md["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+	}
+	var synced agentSpec
+	if s, ok := ann[annotationSynced].(string); !ok || json.Unmarshal([]byte(s), &synced) != nil {
+		synced = hostSpec(p.host)
+	}
+	host := hostSpec(p.host)
+	switch {
+	case spec != synced:
+		if err := toHost(ctx, o, p.host, spec); err != nil {
+			return err
+		}
+		synced = spec
+	case host != synced:
+		sp, _ := body["spec"].(map[string]any)
+		if sp == nil {
+			sp = map[string]any{}
+		}
+		sp["approved"], sp["role"], sp["hostname"] = host.Approved, host.Role, host.Hostname
+		body["spec"] = sp
+		synced = host
+	}
+	sb, _ := json.Marshal(synced)
+	ann[annotationSynced] = string(sb)
+	md["annotations"] = ann
+	st := agentStatus(p.host)
+	before := normal(map[string]any{"spec": p0["spec"], "status": p0["status"], "metadata": p0["metadata"]})
+	body["status"] = st
+	after := normal(map[string]any{"spec": body["spec"], "status": body["status"], "metadata": body["metadata"]})
+	if reflect.DeepEqual(before, after) {
+		return nil
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	a := p.agent
+	a.Body = b
+	if !reflect.DeepEqual(normal(before.(map[string]any)["spec"]), normal(body["spec"])) {
+		a.Generation++
+	}
+	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: a, IfRevision: a.Revision})
+	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// toHost takes what the user set on the Agent to the host.
+func toHost(ctx context.Context, o Options, h engine.Host, s agentSpec) error {
+	var patch engine.HostPatch
+	changed := false
+	if s.Approved != h.Approved {
+		patch.Approved, changed = &s.Approved, true
+	}
+	if s.Role != "" && s.Role != hostSpec(h).Role {
+		patch.Role, changed = &s.Role, true
+	}
+	if s.Hostname != h.RequestedHostname {
+		patch.RequestedHostname, changed = &s.Hostname, true
+	}
+	if !changed {
+		return nil
+	}
+	_, err := o.Store.Apply(ctx, &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch})
+	if err != nil {
+		return fmt.Errorf("update host: %w", err)
+	}
+	o.Log.Info("Agent spec taken to the host", "host", h.ID, "infra_env", h.InfraEnvID)
+	return nil
+}
+
+func createAgent(ctx context.Context, o Options, p agentPair) error {
+	labels := map[string]string{labelInfraEnv: p.ie.Name}
+	var ieBody struct {
+		Spec struct {
+			AgentLabels map[string]string `json:"agentLabels"`
+		} `json:"spec"`
+	}
+	_ = json.Unmarshal(p.ie.Body, &ieBody)
+	maps.Copy(labels, ieBody.Spec.AgentLabels)
+	hs := hostSpec(p.host)
+	synced, _ := json.Marshal(hs)
+	body, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"name": p.host.ID, "namespace": p.ie.Namespace, "labels": labels,
+			"annotations": map[string]any{annotationSynced: string(synced)}},
+		"spec":   map[string]any{"approved": hs.Approved, "role": hs.Role, "hostname": hs.Hostname},
+		"status": agentStatus(p.host),
+	})
+	if err != nil {
+		return err
+	}
+	a := engine.Object{
+		ObjectRef: engine.ObjectRef{Group: groupAgent, Kind: kindAgent, Namespace: p.ie.Namespace, Name: p.host.ID},
+		UID:       newUID(), Generation: 1, Labels: labels, Body: body,
+	}
+	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: a, Create: true})
+	if engine.IsExists(err) {
+		return nil
+	}
+	if err == nil {
+		o.Log.Info("Agent created for a registered host", "host", p.host.ID, "infra_env", p.host.InfraEnvID)
+	}
+	return err
+}
+
+// agentStatus is the host's state as upstream's Agent status shows it.
+func agentStatus(h engine.Host) map[string]any {
+	st := map[string]any{
+		"debugInfo": map[string]any{"state": h.Status, "stateInfo": h.StatusInfo},
+		"progress":  map[string]any{"currentStage": h.Progress.CurrentStage, "installationPercentage": h.Progress.InstallationPercentage},
+	}
+	if h.Role != "" {
+		st["role"] = h.Role
+	}
+	var inv struct {
+		Hostname string `json:"hostname"`
+	}
+	if len(h.Inventory) > 0 && json.Unmarshal(h.Inventory, &inv) == nil && inv.Hostname != "" {
+		st["inventory"] = map[string]any{"hostname": inv.Hostname}
+	}
+	return st
+}
+
+// normal is v through JSON, so that a stored status and a computed one
+// compare equal when they encode alike.
+func normal(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func newUID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

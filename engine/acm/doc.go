@@ -1,0 +1,21 @@
+// Package acm gives the ACM kinds stored by engine/kubeapi their meaning in
+// the domain, as upstream's controllers do. It runs on the leader, its
+// writes fenced to the term it leads in.
+//
+// So far: an InfraEnv becomes the domain's infra-env (its id is the
+// object's uid; the pull secret comes from the Secret its pullSecretRef
+// names, opened with the secrets sealer), and its status gets
+// bootArtifacts.ipxeScript (the infra-env's iPXE script URL with an agent
+// token, as upstream's) and the ImageCreated condition; a missing pull
+// secret is ImageCreated False. Removing the InfraEnv removes the
+// infra-env.
+//
+// A host that registers from such an infra-env gets an Agent (named by the
+// host id, in the InfraEnv's namespace, labelled with the InfraEnv's name
+// and its spec.agentLabels); the Agent's spec.approved, role and hostname
+// are taken to the host, and the host's role, inventory hostname, stage
+// and state are written to the Agent's status.
+//
+// Not yet: InfraEnv spec changes after creation, clusterRef, NMStateConfigs,
+// Agent conditions and binding, deleting Agents, the cluster kinds.
+package acm

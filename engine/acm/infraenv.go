@@ -1,0 +1,279 @@
+package acm
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"reflect"
+	"time"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
+)
+
+// Kinds the controller reads.
+const (
+	groupAgent   = "agent-install.openshift.io"
+	kindInfraEnv = "InfraEnv"
+)
+
+// labelUID marks a domain infra-env made from an InfraEnv object.
+const labelUID = "rackboot.io/infraenv-uid"
+
+// basePath is the REST API's base path (engine/api.BasePath).
+const basePath = "/api/assisted-install/v2"
+
+// Signer signs agent tokens (*auth.KeyRing).
+type Signer interface {
+	Sign(c auth.Claims) (string, error)
+}
+
+// Options configure the controller.
+type Options struct {
+	Store      engine.Store // fenced to the leader's term
+	Sealer     *engine.Sealer
+	Keys       Signer
+	ServiceURL string // the REST API's base URL, as hosts reach it
+	Now        func() time.Time
+	Log        *slog.Logger
+}
+
+// Run reconciles the InfraEnvs and Agents now and after every change of
+// an object, a host or an infra-env, until ctx is done.
+func Run(ctx context.Context, o Options) error {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	for ctx.Err() == nil {
+		sub := o.Store.Subscribe(ctx)
+		reconcileAll(ctx, o)
+		for ch := range sub {
+			switch ch.Kind {
+			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindAll:
+				drain(sub)
+				reconcileAll(ctx, o)
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// drain takes the changes already queued: one pass covers them.
+func drain(sub <-chan engine.Change) {
+	for {
+		select {
+		case _, ok := <-sub:
+			if !ok {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+func reconcileAll(ctx context.Context, o Options) {
+	var objs []engine.Object
+	made := map[string]string{} // uid → infra-env id
+	o.Store.Read(func(m *engine.Model) {
+		for obj := range m.Objects(groupAgent, kindInfraEnv, "") {
+			objs = append(objs, obj)
+		}
+		for ie := range m.InfraEnvs() {
+			if uid := ie.Labels[labelUID]; uid != "" {
+				made[uid] = ie.ID
+			}
+		}
+	})
+	for _, obj := range objs {
+		delete(made, obj.UID)
+		if err := reconcile(ctx, o, obj); err != nil && ctx.Err() == nil {
+			o.Log.Warn("InfraEnv not reconciled", "infra_env", obj.Namespace+"/"+obj.Name, "err", err)
+		}
+	}
+	reconcileAgents(ctx, o, objs)
+	for _, id := range made {
+		_, err := o.Store.Apply(ctx, &engine.DeleteInfraEnv{ID: id})
+		_, serr := o.Store.Apply(ctx, &engine.DeleteSecret{Name: secretName(id)})
+		if err := errors.Join(err, serr); err != nil && !errors.Is(err, engine.ErrNotFound) {
+			o.Log.Warn("removing the infra-env of a deleted InfraEnv", "infra_env", id, "err", err)
+		}
+	}
+}
+
+func secretName(id string) string { return "pull-secret-infra-env-" + id }
+
+// spec is the part of an InfraEnv's spec mapped so far.
+type spec struct {
+	PullSecretRef *struct {
+		Name string `json:"name"`
+	} `json:"pullSecretRef"`
+	SSHAuthorizedKey string `json:"sshAuthorizedKey"`
+	Proxy            *struct {
+		HTTPProxy  string `json:"httpProxy"`
+		HTTPSProxy string `json:"httpsProxy"`
+		NoProxy    string `json:"noProxy"`
+	} `json:"proxy"`
+	NTPSources       []string `json:"additionalNTPSources"`
+	IgnitionOverride string   `json:"ignitionConfigOverride"`
+	CPUArchitecture  string   `json:"cpuArchitecture"`
+}
+
+// reconcile makes the domain infra-env of obj if there is none and writes
+// obj's status.
+func reconcile(ctx context.Context, o Options, obj engine.Object) error {
+	var body struct {
+		Spec spec `json:"spec"`
+	}
+	if err := json.Unmarshal(obj.Body, &body); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	var exists bool
+	o.Store.Read(func(m *engine.Model) { _, exists = m.InfraEnv(obj.UID) })
+	if !exists {
+		ps, err := pullSecret(o, obj, body.Spec)
+		if err != nil {
+			return writeStatus(ctx, o, obj, nil, condition("False", "ImageCreationError", "Failed to create image: "+err.Error()))
+		}
+		if err := create(ctx, o, obj, body.Spec, ps); err != nil {
+			return err
+		}
+	}
+	created := condition("True", "ImageCreated", "Image has been created")
+	if hasStatus(obj, created) {
+		return nil // done before: no token signed on every pass
+	}
+	tok, err := o.Keys.Sign(auth.Claims{InfraEnvID: obj.UID, Subject: "agent"})
+	if err != nil {
+		return fmt.Errorf("sign: %w", err)
+	}
+	q := url.Values{"file_name": {"ipxe-script"}, auth.QueryAPIKey: {tok}}
+	ipxe := o.ServiceURL + basePath + "/infra-envs/" + obj.UID + "/downloads/files?" + q.Encode()
+	return writeStatus(ctx, o, obj, map[string]any{"ipxeScript": ipxe}, created)
+}
+
+// pullSecret opens the pull secret the InfraEnv names.
+func pullSecret(o Options, obj engine.Object, s spec) (string, error) {
+	if s.PullSecretRef == nil || s.PullSecretRef.Name == "" {
+		return "", errors.New("spec.pullSecretRef is not set")
+	}
+	ref := engine.ObjectRef{Kind: "Secret", Namespace: obj.Namespace, Name: s.PullSecretRef.Name}
+	var sec engine.Object
+	var ok bool
+	o.Store.Read(func(m *engine.Model) { sec, ok = m.Object(ref.Key()) })
+	if !ok {
+		return "", fmt.Errorf("Secret %q not found", ref.Name)
+	}
+	var sb struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := json.Unmarshal(sec.Body, &sb); err != nil {
+		return "", fmt.Errorf("Secret %q: %w", ref.Name, err)
+	}
+	sealed, err := base64.StdEncoding.DecodeString(sb.Data[engine.PullSecretKey])
+	if err != nil || len(sealed) == 0 {
+		return "", fmt.Errorf("Secret %q has no %s", ref.Name, engine.PullSecretKey)
+	}
+	ps, err := o.Sealer.Open(ref.SealName(), engine.PullSecretKey, sealed)
+	if err != nil {
+		return "", fmt.Errorf("Secret %q does not open", ref.Name)
+	}
+	return string(ps), nil
+}
+
+func create(ctx context.Context, o Options, obj engine.Object, s spec, ps string) error {
+	id := obj.UID
+	ie := engine.InfraEnv{ID: id, Name: obj.Name, PullSecretRef: secretName(id),
+		SSHAuthorizedKey: s.SSHAuthorizedKey, NTPSources: s.NTPSources, IgnitionOverride: s.IgnitionOverride,
+		CPUArchitecture: s.CPUArchitecture, Labels: map[string]string{labelUID: obj.UID}}
+	if ie.CPUArchitecture == "" {
+		ie.CPUArchitecture = "x86_64"
+	}
+	if p := s.Proxy; p != nil {
+		ie.Proxy = &engine.Proxy{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
+	}
+	secret := engine.Secret{Name: ie.PullSecretRef, Type: "pull-secret", Data: map[string][]byte{engine.PullSecretKey: []byte(ps)}}
+	if _, err := o.Store.Apply(ctx, &engine.PutSecret{Secret: secret}); err != nil {
+		return fmt.Errorf("pull secret: %w", err)
+	}
+	if _, err := o.Store.Apply(ctx, &engine.CreateInfraEnv{InfraEnv: ie}); err != nil {
+		return fmt.Errorf("create infra-env: %w", err)
+	}
+	o.Log.Info("InfraEnv created its infra-env", "infra_env", id, "name", obj.Namespace+"/"+obj.Name)
+	return nil
+}
+
+func condition(status, reason, msg string) map[string]any {
+	return map[string]any{"type": "ImageCreated", "status": status, "reason": reason, "message": msg}
+}
+
+// writeStatus sets obj's status (bootArtifacts, the ImageCreated
+// condition, createdTime) unless it already says the same.
+func writeStatus(ctx context.Context, o Options, obj engine.Object, artifacts, cond map[string]any) error {
+	var body map[string]any
+	if err := json.Unmarshal(obj.Body, &body); err != nil {
+		return err
+	}
+	st, _ := body["status"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+	}
+	if same(st, artifacts, cond) {
+		return nil
+	}
+	now := o.Now().UTC().Format(time.RFC3339)
+	cond["lastTransitionTime"], cond["lastProbeTime"] = now, now
+	st["conditions"] = []any{cond}
+	if artifacts != nil {
+		st["bootArtifacts"] = artifacts
+		st["createdTime"] = now
+	} else {
+		delete(st, "bootArtifacts")
+	}
+	body["status"] = st
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	obj.Body = b
+	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: obj, IfRevision: obj.Revision})
+	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
+		return nil // changed or gone meanwhile: the next pass sees it
+	}
+	return err
+}
+
+// hasStatus reports whether obj's status has boot artifacts and cond.
+func hasStatus(obj engine.Object, cond map[string]any) bool {
+	var body struct {
+		Status map[string]any `json:"status"`
+	}
+	return json.Unmarshal(obj.Body, &body) == nil && body.Status != nil && same(body.Status, map[string]any{}, cond)
+}
+
+// same reports whether st already has these artifacts (their presence:
+// the token in the URL differs on every signing) and this condition.
+func same(st, artifacts, cond map[string]any) bool {
+	_, has := st["bootArtifacts"]
+	if has != (artifacts != nil) {
+		return false
+	}
+	conds, _ := st["conditions"].([]any)
+	if len(conds) != 1 {
+		return false
+	}
+	c, _ := conds[0].(map[string]any)
+	for _, k := range []string{"type", "status", "reason", "message"} {
+		if !reflect.DeepEqual(c[k], cond[k]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,241 @@
+package kubeapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rackboot/rackboot/engine"
+)
+
+// lookup returns the stored object req names.
+func (h *Handler) lookup(req *request) (engine.Object, bool) {
+	key := engine.ObjectRef{Group: req.res.Group, Kind: req.res.Kind, Namespace: req.ns, Name: req.name}.Key()
+	var o engine.Object
+	var ok bool
+	h.opts.Store.Read(func(m *engine.Model) { o, ok = m.Object(key) })
+	return o, ok
+}
+
+// current returns the stored object and its view, or NotFound.
+func (h *Handler) current(req *request) (engine.Object, map[string]any, error) {
+	o, ok := h.lookup(req)
+	if !ok {
+		return o, nil, errNotFound(req.res, req.name)
+	}
+	view, err := h.render(req.res, o)
+	return o, view, err
+}
+
+func (h *Handler) get(w http.ResponseWriter, r *http.Request, req *request) error {
+	if r.URL.Query().Get("resourceVersion") == "" {
+		if err := h.opts.Store.Barrier(r.Context()); err != nil {
+			return storeError(req.res, req.name, err)
+		}
+	}
+	o, view, err := h.current(req)
+	if err != nil {
+		return err
+	}
+	return h.respond(w, r, req, http.StatusOK, []engine.Object{o}, []map[string]any{view}, o.Revision)
+}
+
+// respond writes one object (or its Table row when asked for a Table).
+func (h *Handler) respond(w http.ResponseWriter, r *http.Request, req *request, code int, objs []engine.Object, views []map[string]any, rev uint64) error {
+	if wantsTable(r) {
+		writeJSON(w, code, h.table(req.res, r, objs, views, rev))
+		return nil
+	}
+	writeJSON(w, code, views[0])
+	return nil
+}
+
+func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) error {
+	sel, err := parseSelectors(req, r)
+	if err != nil {
+		return err
+	}
+	if r.URL.Query().Get("resourceVersion") == "" {
+		if err := h.opts.Store.Barrier(r.Context()); err != nil {
+			return storeError(req.res, "", err)
+		}
+	}
+	var objs []engine.Object
+	var index uint64
+	h.opts.Store.Read(func(m *engine.Model) {
+		index = m.Index()
+		for o := range m.Objects(req.res.Group, req.res.Kind, req.ns) {
+			if sel.matches(o) {
+				objs = append(objs, o)
+			}
+		}
+	})
+	views := make([]map[string]any, len(objs))
+	for i, o := range objs {
+		if views[i], err = h.render(req.res, o); err != nil {
+			return err
+		}
+	}
+	if wantsTable(r) {
+		writeJSON(w, http.StatusOK, h.table(req.res, r, objs, views, index))
+		return nil
+	}
+	items := make([]any, len(views))
+	for i, v := range views {
+		items[i] = v
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"apiVersion": req.res.GroupVersion(), "kind": req.res.Kind + "List",
+		"metadata": map[string]any{"resourceVersion": strconv.FormatUint(index, 10)},
+		"items":    items,
+	})
+	return nil
+}
+
+// readObject reads a JSON object (or a v1 kind in protobuf) from the
+// request body.
+func (h *Handler) readObject(r *http.Request) (map[string]any, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, newStatus(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+				fmt.Sprintf("Request entity too large: limit is %d", mbe.Limit), nil)
+		}
+		return nil, errBadRequest("reading the request: %v", err)
+	}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == protobufType {
+		if b, err = h.proto.toJSON(b); err != nil {
+			return nil, newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+				fmt.Sprintf("the body of the request was in an unknown format: %v", err), nil)
+		}
+	}
+	obj, err := decodeObject(b)
+	if err != nil {
+		return nil, errBadRequest("the body of the request was in an unknown format: %v", err)
+	}
+	return obj, nil
+}
+
+func (h *Handler) create(w http.ResponseWriter, r *http.Request, req *request) error {
+	if req.sub != "" {
+		return errMethod(r.Method)
+	}
+	obj, err := h.readObject(r)
+	if err != nil {
+		return err
+	}
+	wr, err := h.admit(req, obj, nil, nil)
+	if err != nil {
+		return err
+	}
+	return h.store(w, r, req, wr, true, http.StatusCreated)
+}
+
+// store writes wr (unless it is a dry run) and answers with the stored
+// object.
+func (h *Handler) store(w http.ResponseWriter, r *http.Request, req *request, wr write, create bool, code int) error {
+	req = &request{res: req.res, ns: wr.obj.Namespace, name: wr.obj.Name, gv: req.gv}
+	if r.URL.Query().Get("dryRun") != "" {
+		if !create {
+			if cur, ok := h.lookup(req); ok {
+				wr.obj.Meta = cur.Meta
+			}
+		}
+		view, err := h.render(req.res, wr.obj)
+		if err != nil {
+			return err
+		}
+		return h.respond(w, r, req, code, []engine.Object{wr.obj}, []map[string]any{view}, wr.obj.Revision)
+	}
+	// Refuse what the command would refuse before it is appended (a race
+	// with another writer is still refused by the command).
+	cur, exists := h.lookup(req)
+	switch {
+	case create && exists:
+		return errAlreadyExists(req.res, req.name)
+	case !create && !exists:
+		return errNotFound(req.res, req.name)
+	case !create && wr.ifRevision != 0 && cur.Revision != wr.ifRevision:
+		return errConflict(req.res, req.name)
+	case !create && unchanged(cur, wr.obj):
+		// A write that changes nothing keeps the resourceVersion (kubectl
+		// prints "patched (no change)") and appends nothing.
+		view, err := h.render(req.res, cur)
+		if err != nil {
+			return err
+		}
+		return h.respond(w, r, req, code, []engine.Object{cur}, []map[string]any{view}, cur.Revision)
+	}
+	if _, err := h.opts.Store.Apply(r.Context(), &engine.PutObject{Object: wr.obj, Create: create, IfRevision: wr.ifRevision}); err != nil {
+		return storeError(req.res, wr.obj.Name, err)
+	}
+	o, view, err := h.current(req)
+	if err != nil {
+		return err
+	}
+	return h.respond(w, r, req, code, []engine.Object{o}, []map[string]any{view}, o.Revision)
+}
+
+// unchanged reports whether storing o would change nothing of cur.
+func unchanged(cur, o engine.Object) bool {
+	return bytes.Equal(cur.Body, o.Body) && cur.Generation == o.Generation && maps.Equal(cur.Labels, o.Labels)
+}
+
+func (h *Handler) update(w http.ResponseWriter, r *http.Request, req *request) error {
+	obj, err := h.readObject(r)
+	if err != nil {
+		return err
+	}
+	cur, curView, err := h.current(req)
+	if err != nil {
+		return err
+	}
+	wr, err := h.admit(req, obj, &cur, curView)
+	if err != nil {
+		return err
+	}
+	return h.store(w, r, req, wr, false, http.StatusOK)
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request, req *request) error {
+	cur, view, err := h.current(req)
+	if err != nil {
+		return err
+	}
+	var opts metav1.DeleteOptions
+	if b, _ := io.ReadAll(r.Body); len(b) > 0 {
+		if err := json.Unmarshal(b, &opts); err != nil {
+			return errBadRequest("the delete options are not valid: %v", err)
+		}
+	}
+	var ifRev uint64
+	if p := opts.Preconditions; p != nil {
+		if p.UID != nil && string(*p.UID) != cur.UID {
+			return newStatus(http.StatusConflict, metav1.StatusReasonConflict, fmt.Sprintf(
+				"Precondition failed: UID in precondition: %s, UID in object meta: %s", *p.UID, cur.UID), details(req.res, req.name))
+		}
+		if p.ResourceVersion != nil {
+			n, ok := revision(*p.ResourceVersion)
+			if !ok || n != cur.Revision {
+				return errConflict(req.res, req.name)
+			}
+			ifRev = n
+		}
+	}
+	if len(opts.DryRun) == 0 && r.URL.Query().Get("dryRun") == "" {
+		if _, err := h.opts.Store.Apply(r.Context(), &engine.DeleteObject{Ref: cur.ObjectRef, IfRevision: ifRev}); err != nil {
+			return storeError(req.res, req.name, err)
+		}
+	}
+	writeJSON(w, http.StatusOK, view)
+	return nil
+}

@@ -1,0 +1,31 @@
+// Package kubeapi serves the subset of the Kubernetes API that kubectl
+// needs for the ACM/ZTP kinds (InfraEnv, NMStateConfig, Agent,
+// AgentServiceConfig, AgentClusterInstall, ClusterDeployment,
+// ClusterImageSet, BareMetalHost) and the v1 kinds they refer to
+// (Namespace, Secret, ConfigMap), with upstream's groups, versions and
+// printer columns. It is a hand-written subset on k8s.io/apimachinery's
+// types, not k8s.io/apiserver: see docs/kube-api.md for why.
+//
+// Objects are engine.Objects in the replicated model: every appliance
+// serves them, a write on a follower is forwarded by the store, and a
+// resourceVersion is the raft index of the command that last changed the
+// object (a list's is the model's index). Writes are checked here before a
+// command is appended, so a refused request writes nothing; a stale
+// resourceVersion is 409 Conflict, a missing object 404 NotFound, an
+// existing one 409 AlreadyExists, a bad one 422 Invalid with field causes,
+// each as a metav1.Status that kubectl prints as it prints a real API
+// server's.
+//
+// Served: discovery (/api, /apis and each group version; not the
+// aggregated form, from which kubectl falls back), get, list (label
+// selectors, the Table form with the printer columns), create, update,
+// delete, patch (JSON merge patch, JSON patch, strategic merge patch for
+// the v1 kinds as a merge patch, and a first apply patch), the status
+// subresource, and watch (from the store's change feed through a cache of
+// recent changes: a resourceVersion it still holds resumes, an older one
+// is 410 Gone). Secret data is sealed (engine.Sealer) before it reaches a
+// command and opened when served.
+//
+// Access: the admin bearer token only; an agent token is 403 Forbidden,
+// anything else 401.
+package kubeapi

@@ -1,0 +1,70 @@
+package kubeapi
+
+import (
+	"net/http"
+	"strings"
+)
+
+// serveOpenAPI answers /openapi/v3 (the index of group versions) and
+// /openapi/v3/<api/v1 | apis/group/version>: a document whose PATCH
+// operations carry x-kubernetes-group-version-kind and the
+// fieldValidation query parameter, which is what kubectl looks for before
+// it asks the server to validate (kubectl apply, create -f). The kinds'
+// schemas are not served yet (kubectl explain needs them).
+func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	if r.Method != http.MethodGet || !strings.HasPrefix(path, "/openapi/v3") {
+		return false
+	}
+	if path == "/openapi/v3" {
+		paths := map[string]any{}
+		for gv := range h.byGV {
+			p := "apis/" + gv
+			if gv == "v1" {
+				p = "api/v1"
+			}
+			paths[p] = map[string]any{"serverRelativeURL": "/openapi/v3/" + p}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"paths": paths})
+		return true
+	}
+	rest := strings.TrimPrefix(path, "/openapi/v3/")
+	gv := strings.TrimPrefix(strings.TrimPrefix(rest, "api/"), "apis/")
+	if h.byGV[gv] == nil {
+		return false
+	}
+	writeJSON(w, http.StatusOK, h.openAPIDoc(gv))
+	return true
+}
+
+func (h *Handler) openAPIDoc(gv string) map[string]any {
+	params := []any{
+		map[string]any{"name": "fieldValidation", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
+		map[string]any{"name": "fieldManager", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
+		map[string]any{"name": "dryRun", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
+	}
+	paths := map[string]any{}
+	for _, r := range h.res {
+		if r.GroupVersion() != gv {
+			continue
+		}
+		gvk := map[string]any{"group": r.Group, "version": r.Version, "kind": r.Kind}
+		op := func(id string) map[string]any {
+			return map[string]any{"operationId": id + r.Kind, "parameters": params, "x-kubernetes-group-version-kind": gvk,
+				"responses": map[string]any{"200": map[string]any{"description": "OK"}}}
+		}
+		base := "/apis/" + gv
+		if r.Group == "" {
+			base = "/api/v1"
+		}
+		if r.Namespaced {
+			base += "/namespaces/{namespace}"
+		}
+		paths[base+"/"+r.Plural] = map[string]any{"post": op("create")}
+		paths[base+"/"+r.Plural+"/{name}"] = map[string]any{"patch": op("patch"), "put": op("replace")}
+	}
+	return map[string]any{
+		"openapi": "3.0.0", "info": map[string]any{"title": "rackboot", "version": "v1.32.0"},
+		"paths": paths, "components": map[string]any{},
+	}
+}

@@ -1,0 +1,149 @@
+package kubeapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// patchRetries is how often a patch that did not name a resourceVersion
+// is applied again to the newer object after a conflict (as the API
+// server does).
+const patchRetries = 5
+
+// Patch content types.
+const (
+	mergePatch     = "application/merge-patch+json"
+	jsonPatch      = "application/json-patch+json"
+	strategicPatch = "application/strategic-merge-patch+json"
+	applyPatch     = "application/apply-patch+yaml"
+)
+
+func (h *Handler) patch(w http.ResponseWriter, r *http.Request, req *request) error {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case mergePatch, jsonPatch, applyPatch:
+	case strategicPatch:
+		if req.res.Group != "" {
+			return newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+				"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", nil)
+		}
+	default:
+		return newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", nil)
+	}
+	p, err := io.ReadAll(r.Body)
+	if err != nil {
+		return errBadRequest("reading the request: %v", err)
+	}
+	if ct == applyPatch {
+		if p, err = yaml.YAMLToJSON(p); err != nil {
+			return errBadRequest("error decoding YAML: %v", err)
+		}
+	}
+	if ct == strategicPatch {
+		if p, err = dropDirectives(p); err != nil {
+			return errBadRequest("the patch is not valid JSON: %v", err)
+		}
+	}
+	for try := 0; ; try++ {
+		err := h.patchOnce(w, r, req, ct, p)
+		var ae *apiError
+		if try < patchRetries && errors.As(err, &ae) && ae.status.Reason == metav1.StatusReasonConflict && !namesRevision(p) {
+			continue
+		}
+		return err
+	}
+}
+
+func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request, ct string, p []byte) error {
+	cur, curView, err := h.current(req)
+	if err != nil {
+		if ct != applyPatch {
+			return err
+		}
+		obj, derr := decodeObject(p)
+		if derr != nil {
+			return errBadRequest("the patch is not a JSON object: %v", derr)
+		}
+		wr, aerr := h.admit(req, obj, nil, nil)
+		if aerr != nil {
+			return aerr
+		}
+		return h.store(w, r, req, wr, true, http.StatusCreated)
+	}
+	doc, err := json.Marshal(curView)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	switch ct {
+	case jsonPatch:
+		ops, derr := jsonpatch.DecodePatch(p)
+		if derr != nil {
+			return errBadRequest("the JSON patch is not valid: %v", derr)
+		}
+		if out, err = ops.Apply(doc); err != nil {
+			return newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the JSON patch could not be applied: "+err.Error(), details(req.res, req.name))
+		}
+	default:
+		if out, err = jsonpatch.MergePatch(doc, p); err != nil {
+			return errBadRequest("the merge patch is not valid: %v", err)
+		}
+	}
+	obj, err := decodeObject(out)
+	if err != nil {
+		return errBadRequest("the patched object is not a JSON object: %v", err)
+	}
+	wr, err := h.admit(req, obj, &cur, curView)
+	if err != nil {
+		return err
+	}
+	return h.store(w, r, req, wr, false, http.StatusOK)
+}
+
+// namesRevision reports whether a patch sets metadata.resourceVersion
+// (then a conflict is the client's to resolve).
+func namesRevision(p []byte) bool {
+	var v struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	return json.Unmarshal(p, &v) == nil && v.Metadata.ResourceVersion != ""
+}
+
+// dropDirectives removes strategic merge patch directives ($patch,
+// $setElementOrder/..., $retainKeys, $deleteFromPrimitiveList/...): on the
+// v1 kinds served here (maps of strings) the rest is a merge patch.
+func dropDirectives(p []byte) ([]byte, error) {
+	v, err := decodeJSON(p)
+	if err != nil {
+		return nil, err
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, c := range t {
+				if len(k) > 0 && k[0] == '$' {
+					delete(t, k)
+					continue
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	return json.Marshal(v)
+}

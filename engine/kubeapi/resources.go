@@ -1,0 +1,121 @@
+package kubeapi
+
+// Column is a printer column: upstream's additionalPrinterColumns of the
+// kind's CRD (or the core printer's for v1 kinds).
+type Column struct {
+	Name        string
+	Type        string // string, integer, boolean, date
+	JSONPath    string // the column's value; "" for a computed core column
+	Description string
+	Priority    int32
+}
+
+// Resource is one kind the API serves.
+type Resource struct {
+	Group      string // "" for the core group
+	Version    string
+	Kind       string
+	Plural     string
+	Singular   string
+	ShortNames []string
+	Namespaced bool
+	// Status: the kind has a status subresource, so writes to the object
+	// keep the stored status and /status writes change only it.
+	Status  bool
+	Columns []Column
+	// Core computes the core printer's cells for v1 kinds (after Name).
+	Core func(obj map[string]any) []any
+}
+
+// GroupVersion is "group/version", or "version" for the core group.
+func (r *Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// GroupResource is "plural.group" as Kubernetes names it in messages.
+func (r *Resource) GroupResource() string {
+	if r.Group == "" {
+		return r.Plural
+	}
+	return r.Plural + "." + r.Group
+}
+
+var ageColumn = Column{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"}
+
+// Groups of the kinds (upstream's).
+const (
+	groupHive      = "hive.openshift.io"
+	groupHiveExt   = "extensions.hive.openshift.io"
+	groupAgent     = "agent-install.openshift.io"
+	groupMetal3    = "metal3.io"
+	versionV1      = "v1"
+	versionV1beta1 = "v1beta1"
+)
+
+// resources returns the served kinds. The printer columns are upstream's:
+// openshift/assisted-service config/crd/bases, openshift/hive config/crds,
+// metal3-io/baremetal-operator config/base/crds/bases.
+func resources() []*Resource {
+	return []*Resource{
+		{Version: versionV1, Kind: "Namespace", Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
+			Columns: []Column{{Name: "Status", Type: "string", Description: "The status of the namespace"}, ageColumn},
+			Core:    namespaceCells},
+		{Version: versionV1, Kind: "Secret", Plural: "secrets", Singular: "secret", Namespaced: true,
+			Columns: []Column{
+				{Name: "Type", Type: "string", Description: "The type of the secret"},
+				{Name: "Data", Type: "string", Description: "The number of entries in the data"}, ageColumn},
+			Core: secretCells},
+		{Version: versionV1, Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"}, Namespaced: true,
+			Columns: []Column{{Name: "Data", Type: "string", Description: "The number of entries in the data"}, ageColumn},
+			Core:    configMapCells},
+		{Group: groupHive, Version: versionV1, Kind: "ClusterImageSet", Plural: "clusterimagesets", Singular: "clusterimageset",
+			ShortNames: []string{"imgset"}, Status: true,
+			Columns: []Column{{Name: "Release", Type: "string", JSONPath: ".spec.releaseImage"}, ageColumn}},
+		{Group: groupHive, Version: versionV1, Kind: "ClusterDeployment", Plural: "clusterdeployments", Singular: "clusterdeployment",
+			ShortNames: []string{"cd"}, Namespaced: true, Status: true,
+			Columns: []Column{
+				{Name: "InfraID", Type: "string", JSONPath: ".spec.clusterMetadata.infraID"},
+				{Name: "Platform", Type: "string", JSONPath: `.metadata.labels.hive\.openshift\.io/cluster-platform`},
+				{Name: "Region", Type: "string", JSONPath: `.metadata.labels.hive\.openshift\.io/cluster-region`},
+				{Name: "Version", Type: "string", JSONPath: `.metadata.labels.hive\.openshift\.io/version-major-minor-patch`},
+				{Name: "ClusterType", Type: "string", JSONPath: `.metadata.labels.hive\.openshift\.io/cluster-type`},
+				{Name: "ProvisionStatus", Type: "string", JSONPath: `.status.conditions[?(@.type=='Provisioned')].reason`},
+				{Name: "PowerState", Type: "string", JSONPath: ".status.powerState"},
+				ageColumn}},
+		{Group: groupHiveExt, Version: versionV1beta1, Kind: "AgentClusterInstall", Plural: "agentclusterinstalls",
+			Singular: "agentclusterinstall", ShortNames: []string{"aci"}, Namespaced: true, Status: true,
+			Columns: []Column{
+				{Name: "Cluster", Type: "string", JSONPath: ".spec.clusterDeploymentRef.name", Description: "The name of the cluster the AgentClusterInstall is for."},
+				{Name: "State", Type: "string", JSONPath: ".status.debugInfo.state", Description: "The state of the cluster installation."}}},
+		{Group: groupAgent, Version: versionV1beta1, Kind: "InfraEnv", Plural: "infraenvs", Singular: "infraenv",
+			Namespaced: true, Status: true,
+			Columns: []Column{{Name: "ISO Created At", Type: "date", JSONPath: ".status.createdTime", Description: "The time at which the InfraEnv ISO was generated"}}},
+		{Group: groupAgent, Version: versionV1beta1, Kind: "NMStateConfig", Plural: "nmstateconfigs", Singular: "nmstateconfig",
+			Namespaced: true, Status: true, Columns: []Column{ageColumn}},
+		{Group: groupAgent, Version: versionV1beta1, Kind: "Agent", Plural: "agents", Singular: "agent",
+			Namespaced: true, Status: true,
+			Columns: []Column{
+				{Name: "Cluster", Type: "string", JSONPath: ".spec.clusterDeploymentName.name", Description: "The name of the cluster the Agent registered to."},
+				{Name: "Approved", Type: "boolean", JSONPath: ".spec.approved", Description: "The `Approve` state of the Agent."},
+				{Name: "Role", Type: "string", JSONPath: ".status.role", Description: "The role (master/worker) of the Agent."},
+				{Name: "Stage", Type: "string", JSONPath: ".status.progress.currentStage", Description: "The HostStage of the Agent."},
+				{Name: "Hostname", Type: "string", JSONPath: ".status.inventory.hostname", Priority: 1, Description: "The hostname of the Agent."},
+				{Name: "Requested Hostname", Type: "string", JSONPath: ".spec.hostname", Priority: 1, Description: "The requested hostname for the Agent."}}},
+		{Group: groupAgent, Version: versionV1beta1, Kind: "AgentServiceConfig", Plural: "agentserviceconfigs",
+			Singular: "agentserviceconfig", Status: true, Columns: []Column{ageColumn}},
+		{Group: groupMetal3, Version: "v1alpha1", Kind: "BareMetalHost", Plural: "baremetalhosts", Singular: "baremetalhost",
+			ShortNames: []string{"bmh", "bmhost"}, Namespaced: true, Status: true,
+			Columns: []Column{
+				{Name: "Status", Type: "string", JSONPath: ".status.operationalStatus", Priority: 1, Description: "Operational status"},
+				{Name: "State", Type: "string", JSONPath: ".status.provisioning.state", Description: "Provisioning status"},
+				{Name: "Consumer", Type: "string", JSONPath: ".spec.consumerRef.name", Description: "Consumer using this host"},
+				{Name: "BMC", Type: "string", JSONPath: ".spec.bmc.address", Priority: 1, Description: "Address of management controller"},
+				{Name: "Hardware_Profile", Type: "string", JSONPath: ".status.hardwareProfile", Priority: 1, Description: "The type of hardware detected"},
+				{Name: "Online", Type: "string", JSONPath: ".spec.online", Description: "Whether the host is online or not"},
+				{Name: "Error", Type: "string", JSONPath: ".status.errorType", Description: "Type of the most recent error"},
+				ageColumn}},
+	}
+}
