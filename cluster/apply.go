@@ -22,6 +22,7 @@ import (
 // every node. While an election runs it retries, up to ctx's deadline or
 // ApplyTimeout.
 func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
+	defer s.applyLat.since(time.Now())
 	if cmd.Time().IsZero() {
 		cmd.SetTime(s.cfg.Now().UTC())
 	}
@@ -240,18 +241,6 @@ func (s *Store) Snapshot() error {
 		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
 	return nil
-}
-
-// Stats are counters of a node.
-type Stats struct {
-	LastIndex    uint64 // last raft log index
-	AppliedIndex uint64 // last index applied to the model
-	Commands     uint64 // command entries applied since Open
-}
-
-// Stats returns the node's counters.
-func (s *Store) Stats() Stats {
-	return Stats{LastIndex: s.raft.LastIndex(), AppliedIndex: s.raft.AppliedIndex(), Commands: s.fsm.commands.Load()}
 }
 
 // LeaseByIP returns the lease on ip without a Read closure (engine.Leases

@@ -38,6 +38,9 @@ type Store struct {
 	cw      configWatch
 	codec   *engine.Codec // checks forwarded commands
 	nudger  *nudger
+	snaps   raft.SnapshotStore
+	// applyLat is how long Apply took (Stats).
+	applyLat latency
 	// noHandOver makes Close stop without handing the leadership over (a
 	// crash, for tests).
 	noHandOver bool
@@ -122,6 +125,7 @@ func (s *Store) openRaft(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%w: snapshot store: %w", ErrOpen, err)
 	}
+	s.snaps = snaps
 	if s.trans, err = s.transport(rc); err != nil {
 		return err
 	}

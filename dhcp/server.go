@@ -190,44 +190,51 @@ func (s *Server) serveOne(ctx context.Context, conn net.PacketConn, b []byte, fr
 	req, err := dhcpv4.FromBytes(b)
 	if err != nil {
 		s.stats.malformed.Add(1)
+		s.stats.count(nil, OutcomeMalformed)
 		s.log.Debug("dropped malformed packet", "from", from.String(), "err", err)
 		return
 	}
+	mt := req.MessageType()
 	reply, err := s.handle(ctx, req, port4011)
 	if err != nil {
-		level := s.countDrop(err)
-		s.logReq(ctx, level, "dropped request", req, "type", req.MessageType().String(), "err", err)
+		level, outcome := s.countDrop(err)
+		s.stats.count(&mt, outcome)
+		s.logReq(ctx, level, "dropped request", req, "type", mt.String(), "err", err)
 		return
 	}
 	if reply == nil {
+		s.stats.count(&mt, OutcomeIgnored)
 		return
 	}
 	to := replyAddr(req, reply, from)
 	if _, err := conn.WriteTo(reply.ToBytes(), to); err != nil {
 		s.stats.dropped.Add(1)
+		s.stats.count(&mt, OutcomeError)
 		s.logReq(ctx, slog.LevelWarn, "sending reply failed", req, "to", to.String(), "err", err)
 		return
 	}
 	s.stats.replied.Add(1)
+	s.stats.count(&mt, OutcomeReplied)
 	s.logReq(ctx, slog.LevelDebug, "replied", req, "type", reply.MessageType().String(),
 		"yiaddr", reply.YourIPAddr.String(), "to", to.String())
 }
 
-// countDrop counts a dropped request and says how loudly to log it.
-func (s *Server) countDrop(err error) slog.Level {
+// countDrop counts a dropped request and says how loudly to log it and
+// which outcome it was.
+func (s *Server) countDrop(err error) (slog.Level, Outcome) {
 	switch {
 	case errors.Is(err, ErrMalformed):
 		s.stats.malformed.Add(1)
-		return slog.LevelDebug
+		return slog.LevelDebug, OutcomeMalformed
 	case errors.Is(err, ErrExhausted):
 		s.stats.exhausted.Add(1)
-		return slog.LevelWarn
+		return slog.LevelWarn, OutcomeExhausted
 	case errors.Is(err, ErrRelay):
 		s.stats.dropped.Add(1)
-		return slog.LevelInfo
+		return slog.LevelInfo, OutcomeRelay
 	default:
 		s.stats.dropped.Add(1)
-		return slog.LevelError
+		return slog.LevelError, OutcomeError
 	}
 }
 

@@ -29,6 +29,8 @@ packages=(
 	# CoreOS metal images in the agent's install tests: an ext4 boot file
 	# system (mkfs.ext4 -d, debugfs) and .raw.xz/.raw.gz images
 	e2fsprogs xz-utils gzip
+	# promtool checks /metrics and the example alert rules (docs/metrics.md)
+	prometheus
 )
 
 missing=()
@@ -49,8 +51,9 @@ fi
 
 # Debian starts these peers as services on install; rackboot's tests and
 # benchmarks run their own instances inside network namespaces, so the
-# system-wide ones must not hold ports 67/69.
-for svc in tftpd-hpa kea-dhcp4-server nginx; do
+# system-wide ones must not hold ports 67/69. Only promtool of the
+# prometheus package is used: its server need not run.
+for svc in tftpd-hpa kea-dhcp4-server nginx prometheus; do
 	if command -v systemctl >/dev/null && systemctl is-active --quiet "$svc" 2>/dev/null; then
 		systemctl stop "$svc" || true
 	fi

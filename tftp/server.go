@@ -78,6 +78,7 @@ type Stats struct {
 	Malformed  uint64 // packets on the server port that are not a TFTP request
 	Duplicates uint64 // requests repeating a transfer in progress, answered by that transfer
 	Bytes      uint64 // file bytes sent in completed and failed transfers
+	Active     int64  // transfers in progress now
 }
 
 // Server is a read-only TFTP server over an fs.FS. It serves one socket:
@@ -204,6 +205,7 @@ func (s *Server) Stats() Stats {
 		Malformed:  s.malformed.Load(),
 		Duplicates: s.duplicates.Load(),
 		Bytes:      s.bytes.Load(),
+		Active:     s.active.Load(),
 	}
 }
 

@@ -57,6 +57,7 @@ func (d *daemon) runBMH(ctx context.Context) {
 		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
 			ctl, err := bmhctl.New(bmhctl.Options{
 				Store: engine.Fence(d.store), Images: d.bmh.iso, Unseal: d.bmh.sealer.Open, Log: log,
+				Loop: &d.loops.bmh,
 			})
 			if err != nil {
 				log.Error("baremetal host controller", "err", err)

@@ -61,6 +61,7 @@ type daemon struct {
 	wg                     sync.WaitGroup
 	reloadsOK, reloadsFail atomic.Uint64
 	lastReloadFailed       atomic.Bool
+	loops                  loopStats // the controllers' counters (metrics.go)
 }
 
 // newDaemon builds every enabled service and opens its sockets, so that a

@@ -149,5 +149,14 @@ func TestDHCPReloadAndRestart(t *testing.T) {
 	if err != nil || !strings.Contains(metrics, "rackboot_dhcp_acks_total 2\n") {
 		t.Errorf("metrics after two leases: %v\n%s", err, metrics)
 	}
+	for _, want := range []string{
+		`rackboot_dhcp_requests_total{outcome="replied",type="REQUEST"} 2`,
+		`rackboot_dhcp_pool_addresses{range="10.99.0.100-10.99.0.110"} 11`,
+		`rackboot_dhcp_pool_leased_addresses{range="10.99.0.100-10.99.0.110"} 2`,
+	} {
+		if !strings.Contains(metrics, "\n"+want+"\n") {
+			t.Errorf("metrics after two leases lack %s:\n%s", want, metrics)
+		}
+	}
 	d.stop()
 }

@@ -35,7 +35,8 @@ func (d *daemon) newHTTP() error {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /metrics", d.serveMetrics)
+	reg := d.newMetrics()
+	mux.Handle("GET /metrics", reg.Handler())
 	d.mountAPI(mux)
 	d.mountBMH(mux)
 	if err := d.mountConsole(mux); err != nil { // console.go
@@ -58,7 +59,7 @@ func (d *daemon) newHTTP() error {
 	d.httpCancel = cancel
 	// No WriteTimeout: kernel downloads and watch streams are long.
 	d.http = &http.Server{
-		Handler:           mux,
+		Handler:           reg.Instrument(mux),
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,

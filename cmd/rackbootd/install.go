@@ -25,7 +25,7 @@ func (d *daemon) runInstall(ctx context.Context) {
 		defer d.wg.Done()
 		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
 			ctl, err := install.NewController(install.Options{Store: engine.Fence(d.store), Generators: gens,
-				Timeout: d.cfg.Engine.InstallTimeout, Log: log})
+				Timeout: d.cfg.Engine.InstallTimeout, Log: log, Loop: &d.loops.install})
 			if err != nil {
 				log.Error("install controller not started", "err", err)
 				return

@@ -71,6 +71,9 @@ type Options struct {
 	// (engine/isoserve); nil, or an infra-env whose image set has no base
 	// ISO, gets the URL of its iPXE script instead.
 	ISOs DiscoveryISOs
+	// MonitorLoop counts Monitor's passes and failed passes (nil: not
+	// counted).
+	MonitorLoop *engine.LoopStats
 }
 
 // DiscoveryISOs hands out the URL of an infra-env's discovery ISO.

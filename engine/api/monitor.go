@@ -44,7 +44,9 @@ func Monitor(ctx context.Context, o Options, interval time.Duration) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+			o.MonitorLoop.Pass()
 			if err := s.monitorPass(ctx); err != nil && ctx.Err() == nil {
+				o.MonitorLoop.Error()
 				s.log.WarnContext(ctx, "host monitor pass failed", "err", err)
 			}
 		}

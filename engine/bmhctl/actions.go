@@ -121,6 +121,7 @@ func (c *Controller) succeed(ctx context.Context, b engine.BareMetalHost, state 
 // and the credentials removed), one more failure in a row and when to try
 // again; and an event.
 func (c *Controller) fail(ctx context.Context, b engine.BareMetalHost, op string, err error, hidden ...string) {
+	c.o.Loop.Error()
 	now := c.o.Now()
 	st := b.Status
 	st.ErrorCount++

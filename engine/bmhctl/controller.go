@@ -70,6 +70,8 @@ type Options struct {
 	Now func() time.Time
 	// Log receives what the controller does (discarded when nil).
 	Log *slog.Logger
+	// Loop counts Run's passes and the BMC failures (nil: not counted).
+	Loop *engine.LoopStats
 }
 
 // Controller drives BareMetalHosts. Create it with New; Run it on the
@@ -136,6 +138,7 @@ func (c *Controller) Run(ctx context.Context) {
 	defer power.Stop()
 	changes := c.o.Store.Subscribe(ctx)
 	for {
+		c.o.Loop.Pass()
 		c.start(ctx, &wg)
 		select {
 		case <-ctx.Done():

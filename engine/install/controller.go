@@ -78,6 +78,8 @@ type Options struct {
 	Now func() time.Time
 	// Log receives what the controller does (discarded when nil).
 	Log *slog.Logger
+	// Loop counts passes and failed cluster steps (nil: not counted).
+	Loop *engine.LoopStats
 }
 
 // Controller drives installations. Create it with NewController and Run it
@@ -162,6 +164,7 @@ func drain(ch <-chan engine.Change) {
 
 // Pass looks at every cluster once and moves those that can move.
 func (c *Controller) Pass(ctx context.Context) {
+	c.o.Loop.Pass()
 	var ids []string
 	c.o.Store.Read(func(m *engine.Model) {
 		for cl := range m.Clusters() {
@@ -175,6 +178,7 @@ func (c *Controller) Pass(ctx context.Context) {
 			return
 		}
 		if err := c.step(ctx, id); err != nil && ctx.Err() == nil {
+			c.o.Loop.Error()
 			c.log.WarnContext(ctx, "install controller", "cluster", id, "err", err)
 		}
 	}
