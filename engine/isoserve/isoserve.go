@@ -214,11 +214,21 @@ func (s *Server) image(ctx context.Context, id string) (*iso.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("infra-env %s: discovery config: %w", id, err)
 	}
+	// An ISO without /coreos/kargs.json has nowhere to put them: it boots
+	// with its own, and the log says so when the image is built.
+	noArea := len(ka) > 0 && base.Layout().Kargs == nil
+	if noArea {
+		ka = nil
+	}
 	sum := customSum(ign, ka)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b, ok := s.images[id]; ok && b.base == base && b.sum == sum {
 		return b.img, nil
+	}
+	if noArea {
+		s.o.Log.WarnContext(ctx, "the discovery ISO has no kernel argument area (/coreos/kargs.json): the infra-env's kernel_arguments reach iPXE boots only",
+			"infra_env", id, "image_set", set)
 	}
 	img, err := base.Overlay(iso.Custom{Ignition: ign, KernelArgs: ka})
 	if err != nil {
