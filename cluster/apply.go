@@ -14,7 +14,9 @@ import (
 	"github.com/rackboot/rackboot/engine"
 )
 
-// Apply stamps cmd (when it has no time), has the leader append it to the
+// Apply stamps cmd (when it has no time), checks it against this node's
+// model (a refused command returns its domain error and is not appended),
+// seals the secret values it carries (Config.Sealer), has the leader append it to the
 // raft log (forwarding it when this node follows) and returns its result
 // once it is applied on this node: the same value and domain error on
 // every node. While an election runs it retries, up to ctx's deadline or
@@ -23,6 +25,12 @@ func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	defer s.applyLat.since(time.Now())
 	if cmd.Time().IsZero() {
 		cmd.SetTime(s.cfg.Now().UTC())
+	}
+	if err := s.fsm.mach.Check(cmd); err != nil {
+		return nil, err // refused here: nothing is appended (applying checks again)
+	}
+	if err := s.fsm.mach.Seal(cmd); err != nil {
+		return nil, fmt.Errorf("cluster: apply command %d: %w", cmd.Type(), err)
 	}
 	data, err := engine.Encode(cmd)
 	if err != nil {

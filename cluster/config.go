@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/rackboot/rackboot/cluster/rackca"
+	"github.com/rackboot/rackboot/engine"
 )
 
 // Config says where and how a node runs. The zero value of every field
@@ -57,6 +58,11 @@ type Config struct {
 	Log *slog.Logger
 	// Now stamps commands (default time.Now).
 	Now func() time.Time
+	// Sealer seals every secret value before its command is appended, so
+	// the log and the snapshots hold ciphertext only, and opens them for
+	// readers (engine.Machine.SetSealer). Every member of a rack needs the
+	// same key. Nil stores secrets as they come.
+	Sealer *engine.Sealer
 }
 
 func (c Config) withDefaults() Config {

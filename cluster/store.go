@@ -75,7 +75,9 @@ func Open(ctx context.Context, cfg Config) (_ *Store, err error) {
 	}
 	s := &Store{cfg: cfg, id: id, stop: make(chan struct{}), codec: engine.NewCodec()}
 	s.life, s.endLife = context.WithCancel(context.Background())
-	s.fsm = newFSM(engine.NewMachine())
+	mach := engine.NewMachine()
+	mach.SetSealer(cfg.Sealer)
+	s.fsm = newFSM(mach)
 	defer func() {
 		if err != nil {
 			s.Close()

@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rackboot/rackboot/boot/kargs"
+)
 
 // CreateInfraEnv stores a new infra-env. Its cluster, if named, must exist.
 type CreateInfraEnv struct {
@@ -11,6 +15,9 @@ type CreateInfraEnv struct {
 // Type implements Command.
 func (*CreateInfraEnv) Type() Type { return TypeCreateInfraEnv }
 
+// bodyVersion: kernel arguments are a field an older rackboot would drop.
+func (c *CreateInfraEnv) bodyVersion() byte { return versionIf(len(c.InfraEnv.KernelArguments) > 0) }
+
 func (c *CreateInfraEnv) apply(tx *Tx) (any, error) {
 	ie := c.InfraEnv
 	if err := checkID(KindInfraEnv, ie.ID); err != nil {
@@ -18,6 +25,9 @@ func (c *CreateInfraEnv) apply(tx *Tx) (any, error) {
 	}
 	if ie.Name == "" {
 		return nil, invalid("infra-env %s has no name", ie.ID)
+	}
+	if err := kargs.Check(KernelArgOps(ie.KernelArguments)); err != nil {
+		return nil, invalid("infra-env %s: %v", ie.ID, err)
 	}
 	if _, ok := tx.m.infraEnvs[ie.ID]; ok {
 		return nil, conflict("infra-env %s exists", ie.ID)
@@ -57,6 +67,9 @@ type UpdateInfraEnv struct {
 // Type implements Command.
 func (*UpdateInfraEnv) Type() Type { return TypeUpdateInfraEnv }
 
+// bodyVersion: kernel arguments are a field an older rackboot would drop.
+func (c *UpdateInfraEnv) bodyVersion() byte { return versionIf(c.Patch.KernelArguments != nil) }
+
 func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 	old, ok := tx.m.infraEnvs[c.ID]
 	if !ok {
@@ -65,6 +78,11 @@ func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 	p, ie := c.Patch, *old
 	if p.Name != nil && *p.Name == "" {
 		return nil, invalid("infra-env %s: empty name", c.ID)
+	}
+	if p.KernelArguments != nil {
+		if err := kargs.Check(KernelArgOps(*p.KernelArguments)); err != nil {
+			return nil, invalid("infra-env %s: %v", c.ID, err)
+		}
 	}
 	set(&ie.Name, p.Name)
 	set(&ie.PullSecretRef, p.PullSecretRef)
@@ -135,4 +153,17 @@ func isHex(r rune) bool {
 // any status).
 func statusAllowed(cur string, from []string) bool {
 	return len(from) == 0 || slices.Contains(from, cur)
+}
+
+// KernelArgOps is an infra-env's kernel arguments as boot/kargs applies
+// them (to the discovery ISO's kargs area, and checks them).
+func KernelArgOps(in []KernelArgument) []kargs.Arg {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]kargs.Arg, len(in))
+	for i, a := range in {
+		out[i] = kargs.Arg{Operation: a.Operation, Value: a.Value}
+	}
+	return out
 }

@@ -120,8 +120,8 @@ func commandTable() map[Type]decoder {
 	return map[Type]decoder{
 		TypeLeaseCommit:            v1[LeaseCommit],
 		TypeLeaseRelease:           v1[LeaseRelease],
-		TypeCreateInfraEnv:         v1[CreateInfraEnv],
-		TypeUpdateInfraEnv:         v1[UpdateInfraEnv],
+		TypeCreateInfraEnv:         v2[CreateInfraEnv],
+		TypeUpdateInfraEnv:         v2[UpdateInfraEnv],
 		TypeDeleteInfraEnv:         v1[DeleteInfraEnv],
 		TypeCreateCluster:          v1[CreateCluster],
 		TypeUpdateCluster:          v1[UpdateCluster],

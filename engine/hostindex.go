@@ -87,12 +87,14 @@ func indexHosts(hosts map[string]*Host) hostIndex {
 
 // putHost stores h, keeping the host index.
 func (tx *Tx) putHost(h *Host) {
+	tx.write()
 	tx.m.hostIdx.move(tx.m.hosts[h.ID], h)
 	put(tx, tx.m.hosts, KindHost, h.ID, h)
 }
 
 // delHost removes host id, keeping the host index.
 func (tx *Tx) delHost(id string) {
+	tx.write()
 	tx.m.hostIdx.move(tx.m.hosts[id], nil)
 	del(tx, tx.m.hosts, KindHost, id)
 }

@@ -37,7 +37,10 @@ func LoadKeyRing(ctx context.Context, st Store, opts ...auth.Option) (*auth.KeyR
 		if err := st.Barrier(ctx); err != nil {
 			return nil, fmt.Errorf("load key ring: %w", err)
 		}
-		data, ok := readKeyRing(st)
+		data, ok, err := readKeyRing(st)
+		if err != nil {
+			return nil, err
+		}
 		if ok {
 			return unmarshalRing(data, opts)
 		}
@@ -90,7 +93,10 @@ func UpdateKeyRing(ctx context.Context, st Store, change func(k *auth.KeyRing) e
 		if err := st.Barrier(ctx); err != nil {
 			return nil, fmt.Errorf("update key ring: %w", err)
 		}
-		data, rev, ok := readKeyRingRevision(st)
+		data, rev, ok, err := readKeyRingRevision(st)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			return nil, fmt.Errorf("update key ring: %w", ErrNoKeyRing)
 		}
@@ -118,29 +124,25 @@ func UpdateKeyRing(ctx context.Context, st Store, change func(k *auth.KeyRing) e
 }
 
 // readKeyRingRevision is readKeyRing with the revision of the secret.
-func readKeyRingRevision(st Store) (data []byte, rev uint64, ok bool) {
+// The ring is sealed at rest: it is opened here (an error says so, never
+// what it holds).
+func readKeyRingRevision(st Store) (data []byte, rev uint64, ok bool, err error) {
 	st.Read(func(m *Model) {
 		var s Secret
 		if s, ok = m.Secret(KeyRingSecret); ok {
-			data, ok = s.Data[KeyRingDataKey]
+			data, ok, err = m.SecretValue(KeyRingSecret, KeyRingDataKey)
 			rev = s.Revision
 		}
 	})
-	return data, rev, ok
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("load key ring from secret %s: %w", KeyRingSecret, err)
+	}
+	return data, rev, ok, nil
 }
 
-func readKeyRing(st Store) ([]byte, bool) {
-	var (
-		data []byte
-		ok   bool
-	)
-	st.Read(func(m *Model) {
-		var s Secret
-		if s, ok = m.Secret(KeyRingSecret); ok {
-			data, ok = s.Data[KeyRingDataKey]
-		}
-	})
-	return data, ok
+func readKeyRing(st Store) ([]byte, bool, error) {
+	data, _, ok, err := readKeyRingRevision(st)
+	return data, ok, err
 }
 
 func unmarshalRing(data []byte, opts []auth.Option) (*auth.KeyRing, error) {
@@ -212,9 +214,9 @@ func syncKeyRing(st Store, k *auth.KeyRing, log *slog.Logger) {
 // SyncKeyRing replaces k's keys by the ring stored in st when they differ
 // and reports whether it did.
 func SyncKeyRing(st Store, k *auth.KeyRing) (bool, error) {
-	data, ok := readKeyRing(st)
-	if !ok {
-		return false, nil
+	data, ok, err := readKeyRing(st)
+	if err != nil || !ok {
+		return false, err
 	}
 	if cur, err := k.Marshal(); err == nil && bytes.Equal(cur, data) {
 		return false, nil

@@ -21,10 +21,11 @@ type Result struct {
 // feed: the state machine a Store replicates. Apply must be called from one
 // goroutine at a time, in log order.
 type Machine struct {
-	mu    sync.RWMutex
-	m     *Model
-	codec *Codec
-	feed  feed
+	mu     sync.RWMutex
+	m      *Model
+	codec  *Codec
+	feed   feed
+	sealer *Sealer // sealstore.go
 }
 
 // NewMachine returns a machine holding an empty model.
@@ -71,6 +72,15 @@ func (s *Machine) applyCommand(index, term uint64, cmd Command) Result {
 	return Result{Value: v, Err: err}
 }
 
+// Check checks cmd against the model (Model.Check) under the read lock:
+// a Store calls it before it appends cmd, so a refused command costs no
+// log entry.
+func (s *Machine) Check(cmd Command) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.m.Check(cmd)
+}
+
 // Read calls fn with the model under the read lock.
 func (s *Machine) Read(fn func(m *Model)) {
 	s.mu.RLock()
@@ -105,6 +115,7 @@ func (s *Machine) Clone() *Model {
 // may have changed.
 func (s *Machine) Restore(m *Model) {
 	s.mu.Lock()
+	m.sealer = s.sealer
 	s.m = m
 	index := m.index
 	s.mu.Unlock()

@@ -36,6 +36,9 @@ type Model struct {
 	// length.
 	events    []*Event
 	nextEvent uint64
+	// sealer opens sealed secret values for readers (sealstore.go); it is
+	// the appliance's key, not replicated state.
+	sealer *Sealer
 }
 
 // NewModel returns an empty model.

@@ -5,8 +5,10 @@ package engine
 // file, as Kubernetes names it for a kubernetes.io/dockerconfigjson Secret.
 const PullSecretKey = ".dockerconfigjson"
 
-// PullSecret returns the pull secret held by the Secret named ref and that
-// Secret's revision; "" and 0 when ref is empty or names no secret.
+// PullSecret returns the pull secret held by the Secret named ref (opened:
+// it is sealed at rest) and that Secret's revision; "" and 0 when ref is
+// empty or names no secret, "" when it does not open with this
+// appliance's key.
 func (m *Model) PullSecret(ref string) (string, uint64) {
 	if ref == "" {
 		return "", 0
@@ -15,5 +17,9 @@ func (m *Model) PullSecret(ref string) (string, uint64) {
 	if !ok {
 		return "", 0
 	}
-	return string(s.Data[PullSecretKey]), s.Revision
+	v, _, err := m.SecretValue(ref, PullSecretKey)
+	if err != nil {
+		return "", s.Revision
+	}
+	return string(v), s.Revision
 }

@@ -36,6 +36,7 @@ type Tx struct {
 	changes []Change
 	quiet   bool // nobody subscribed, or loading a snapshot: no changes
 	writes  int  // changes made, recorded or not
+	dry     bool // a check (Model.Check): the first write ends it
 }
 
 // metaObject is an object that carries Meta.
@@ -46,6 +47,7 @@ func put[T any, P interface {
 	*T
 	metaObject
 }](tx *Tx, objs map[string]*T, kind Kind, id string, v *T) {
+	tx.write()
 	meta := P(v).meta()
 	if old, ok := objs[id]; ok {
 		meta.CreatedAt = P(old).meta().CreatedAt
@@ -60,6 +62,7 @@ func put[T any, P interface {
 
 // del removes id from objs.
 func del[T any](tx *Tx, objs map[string]*T, kind Kind, id string) {
+	tx.write()
 	delete(objs, id)
 	tx.changed(kind, id, true)
 }
@@ -83,6 +86,7 @@ func (tx *Tx) attach(o *Object) {
 // appendEvent stores e with the next sequence number, dropping the oldest
 // event beyond MaxEvents.
 func (tx *Tx) appendEvent(e Event) uint64 {
+	tx.write()
 	m := tx.m
 	e.Seq = m.nextEvent
 	m.nextEvent++
@@ -100,6 +104,7 @@ func (tx *Tx) appendEvent(e Event) uint64 {
 
 // putLease stores l with the replacement rules of dhcp.Leases.Commit.
 func (tx *Tx) putLease(l dhcp.Lease) {
+	tx.write()
 	m := tx.m
 	tx.removeLease(l.IP)
 	if !l.Declined() {
@@ -113,6 +118,7 @@ func (tx *Tx) putLease(l dhcp.Lease) {
 }
 
 func (tx *Tx) removeLease(ip netip.Addr) {
+	tx.write()
 	m := tx.m
 	old, ok := m.leases[ip]
 	if !ok {

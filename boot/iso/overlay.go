@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/boot/initrd"
+	"github.com/rackboot/rackboot/boot/kargs"
 )
 
 // Errors returned by Overlay.
@@ -69,6 +70,9 @@ type Custom struct {
 	// ExtraKernelArgs are appended to the ISO's default kernel arguments in
 	// every kargs area. Empty leaves the areas as they are.
 	ExtraKernelArgs string
+	// KernelArgs then change them (append, replace, delete: an
+	// infra-env's kernel_arguments, kargs.Apply).
+	KernelArgs []kargs.Arg
 }
 
 // patch replaces the base's bytes from off on.
@@ -95,8 +99,8 @@ func (b *Base) Overlay(c Custom) (*Image, error) {
 		}
 		img.patches = append(img.patches, p)
 	}
-	if c.ExtraKernelArgs != "" {
-		ps, err := kargsPatches(b.layout.Kargs, c.ExtraKernelArgs)
+	if c.ExtraKernelArgs != "" || len(c.KernelArgs) > 0 {
+		ps, err := kargsPatches(b.layout.Kargs, c.ExtraKernelArgs, c.KernelArgs)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +130,7 @@ func ignitionPatch(a Area, ignition []byte) (patch, error) {
 	return patch{off: a.Offset, data: data}, nil
 }
 
-func kargsPatches(k *Kargs, extra string) ([]patch, error) {
+func kargsPatches(k *Kargs, extra string, ops []kargs.Arg) ([]patch, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w (no %s)", ErrNoKargsArea, KargsInfoPath)
 	}
@@ -134,6 +138,12 @@ func kargsPatches(k *Kargs, extra string) ([]patch, error) {
 		return nil, fmt.Errorf("%w: control character at byte %d", ErrBadKernelArgs, i)
 	}
 	args := strings.TrimSpace(k.Default + " " + strings.TrimSpace(extra))
+	if len(ops) > 0 {
+		var err error
+		if args, err = kargs.Apply(args, ops); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadKernelArgs, err)
+		}
+	}
 	var ps []patch
 	for _, r := range k.Regions {
 		if strings.IndexByte(args, r.Pad) >= 0 || strings.IndexByte(args, r.End) >= 0 {

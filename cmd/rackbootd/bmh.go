@@ -18,14 +18,11 @@ type bmhParts struct {
 	iso    *isoserve.Server
 }
 
-// newBMH loads (or creates) the credentials sealing key, hands it to the
-// API and builds the ISO server over the boot selector's configs. It runs
-// in newEngine, before the API is built.
+// newBMH hands the sealing key (loaded by openStore) to the API and builds
+// the ISO server over the boot selector's configs. It runs in newEngine,
+// before the API is built.
 func (d *daemon) newBMH() error {
-	sealer, err := d.loadSealer()
-	if err != nil {
-		return fmt.Errorf("BMC credentials key: %w", err)
-	}
+	sealer := d.bmh.sealer
 	srv, err := isoserve.New(isoserve.Options{
 		Store: d.store, Keys: d.apiOpts.Keys, BaseURL: d.cfg.BaseURL(), Ignition: d.sel,
 		Log: d.log.With("service", "iso"),
@@ -52,6 +49,7 @@ func (d *daemon) runBMH(ctx context.Context) {
 	if d.bmh.sealer == nil {
 		return
 	}
+	d.runSealStored(ctx)
 	log := d.log.With("service", "bmh")
 	d.wg.Add(1)
 	go func() {
@@ -71,16 +69,38 @@ func (d *daemon) runBMH(ctx context.Context) {
 	}()
 }
 
-// loadSealer returns the sealer of BMC credentials: the rack's shared key
+// loadSealer returns the sealer of every secret (BMC credentials, pull
+// secrets, signing keys, install credentials): the rack's shared key
 // ([cluster] secrets_key) on a rack member, else this appliance's own key
 // in data_dir (created on first start). A rack member without the shared
-// key says that other appliances will not open what it seals.
+// key is refused: the others could not open what it seals (the signing
+// keys above all, without which no token verifies).
 func (d *daemon) loadSealer() (*engine.Sealer, error) {
 	if cl := d.cfg.Cluster; cl != nil && cl.SecretsKey != "" {
 		return engine.LoadSealer(cl.SecretsKey)
 	}
 	if d.cfg.Cluster != nil {
-		d.log.Warn("BMC credentials are sealed with this appliance's own key: other appliances of the rack cannot open them after a failover; set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)")
+		return nil, fmt.Errorf("%w: a rack member needs the rack's shared key: set [cluster] secrets_key (rackbootctl cluster init writes secrets.key)", engine.ErrSealKey)
 	}
 	return engine.LoadOrCreateSealer(d.cfg.Server.DataDir)
+}
+
+// runSealStored seals, each time this node starts leading, the secrets an
+// older rackbootd stored in clear (engine.SealStoredSecrets).
+func (d *daemon) runSealStored(ctx context.Context) {
+	log := d.log.With("service", "state")
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+			n, err := engine.SealStoredSecrets(ctx, engine.Fence(d.store), d.bmh.sealer)
+			switch {
+			case err != nil:
+				log.Warn("sealing the secrets stored in clear", "err", err)
+			case n > 0:
+				log.Info("sealed the secrets an older rackbootd stored in clear", "secrets", n)
+			}
+			<-ctx.Done()
+		})
+	}()
 }

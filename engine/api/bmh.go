@@ -82,6 +82,10 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		}
 	}
 	ctx := r.Context()
+	create := &engine.CreateBareMetalHost{Host: b}
+	if err := engine.Check(s.store, create); err != nil { // before its secrets are stored
+		return fmt.Errorf("create baremetal host: %w", err)
+	}
 	if in.Credentials != nil {
 		if err := s.putBMCSecret(ctx, b.BMC.CredentialsName, *in.Credentials); err != nil {
 			return err
@@ -94,7 +98,7 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 			return fmt.Errorf("store preprovisioning network data: %w", err)
 		}
 	}
-	out, err := engine.ApplyAs[engine.BareMetalHost](ctx, s.store, &engine.CreateBareMetalHost{Host: b})
+	out, err := engine.ApplyAs[engine.BareMetalHost](ctx, s.store, create)
 	if err != nil {
 		return fmt.Errorf("create baremetal host: %w", err)
 	}
@@ -171,6 +175,10 @@ func (s *server) patchBMH(w http.ResponseWriter, r *http.Request, _ auth.Princip
 		}
 	}
 	ctx := r.Context()
+	update := &engine.UpdateBareMetalHost{Name: b.Name, Patch: p}
+	if err := engine.Check(s.store, update); err != nil { // before its credentials are stored
+		return fmt.Errorf("update baremetal host: %w", err)
+	}
 	if in.Credentials != nil {
 		name := b.BMC.CredentialsName
 		if p.CredentialsName != nil {
@@ -179,9 +187,9 @@ func (s *server) patchBMH(w http.ResponseWriter, r *http.Request, _ auth.Princip
 		if err := s.putBMCSecret(ctx, name, *in.Credentials); err != nil {
 			return err
 		}
-		p.RetryNow = true
+		update.Patch.RetryNow = true
 	}
-	out, err := engine.ApplyAs[engine.BareMetalHost](ctx, s.store, &engine.UpdateBareMetalHost{Name: b.Name, Patch: p})
+	out, err := engine.ApplyAs[engine.BareMetalHost](ctx, s.store, update)
 	if err != nil {
 		return fmt.Errorf("update baremetal host: %w", err)
 	}

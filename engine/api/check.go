@@ -55,11 +55,11 @@ func checkPullSecret(ps string) error {
 	return nil
 }
 
-// checkCIDRs checks a list of CIDRs.
+// checkCIDRs checks a list of network CIDRs (none with host bits set).
 func checkCIDRs(field string, cidrs []string) error {
 	for _, c := range cidrs {
-		if _, err := netip.ParsePrefix(c); err != nil {
-			return badRequest("%s: %q is not a CIDR", field, clip(c))
+		if _, err := validation.NetworkCIDR(c); err != nil {
+			return badRequest("%s: %v", field, err)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
 )
 
 func (s *server) listClusters(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -119,10 +120,14 @@ func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	}
 	ctx := r.Context()
 	c.PullSecretRef = clusterSecretName(c.ID)
+	create := &engine.CreateCluster{Cluster: c}
+	if err := engine.Check(s.store, create); err != nil { // before its pull secret is stored
+		return fmt.Errorf("create cluster: %w", err)
+	}
 	if _, err := s.store.Apply(ctx, putPullSecret(c.PullSecretRef, ps)); err != nil {
 		return fmt.Errorf("store pull secret: %w", err)
 	}
-	if _, err := s.store.Apply(ctx, &engine.CreateCluster{Cluster: c}); err != nil {
+	if _, err := s.store.Apply(ctx, create); err != nil {
 		return fmt.Errorf("create cluster: %w", err)
 	}
 	s.event(ctx, engine.Event{Name: "cluster_registration_succeeded", Severity: "info", ClusterID: c.ID,
@@ -169,8 +174,8 @@ func (s *server) imageSetVersion(ref string) string {
 func clusterPatch(p models.V2ClusterUpdateParams) (engine.ClusterPatch, error) {
 	cp := engine.ClusterPatch{Name: p.Name, BaseDomain: p.BaseDNSDomain, SSHPublicKey: p.SSHPublicKey}
 	if p.Name != nil {
-		if err := checkName("cluster", *p.Name); err != nil {
-			return cp, err
+		if err := validation.ClusterName(*p.Name); err != nil {
+			return cp, badRequest("%v", err)
 		}
 	}
 	if p.BaseDNSDomain != nil {
@@ -266,12 +271,18 @@ func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	}
 	if p.PullSecret != nil {
 		ref := clusterSecretName(id)
-		if _, err := s.store.Apply(ctx, putPullSecret(ref, *p.PullSecret)); err != nil {
-			return fmt.Errorf("store pull secret: %w", err)
-		}
 		cp.PullSecretRef = &ref
 	}
-	res, err := s.store.Apply(ctx, &engine.UpdateCluster{ID: id, Patch: cp})
+	update := &engine.UpdateCluster{ID: id, Patch: cp}
+	if err := engine.Check(s.store, update); err != nil { // before its pull secret is stored
+		return fmt.Errorf("update cluster: %w", err)
+	}
+	if p.PullSecret != nil {
+		if _, err := s.store.Apply(ctx, putPullSecret(*cp.PullSecretRef, *p.PullSecret)); err != nil {
+			return fmt.Errorf("store pull secret: %w", err)
+		}
+	}
+	res, err := s.store.Apply(ctx, update)
 	if err != nil {
 		return fmt.Errorf("update cluster: %w", err)
 	}

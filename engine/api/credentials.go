@@ -42,12 +42,14 @@ func (s *server) artifact(id, key string, statuses []string) ([]byte, engine.Clu
 			err = fmt.Errorf("%w: cluster %s is %s: its credentials are available once it is installed", ErrConflict, id, c.Status)
 			return
 		}
-		sec, ok := m.Secret(engine.InstallSecretName(id))
-		if !ok {
+		if _, ok := m.Secret(engine.InstallSecretName(id)); !ok {
 			err = fmt.Errorf("%w: cluster %s has no install artifacts (they are made when it starts installing)", ErrConflict, id)
 			return
 		}
-		if data = sec.Data[key]; len(data) == 0 {
+		if data, _, err = m.SecretValue(engine.InstallSecretName(id), key); err != nil {
+			return
+		}
+		if len(data) == 0 {
 			err = fmt.Errorf("%w: cluster %s: its generator made no %s", ErrNotFound, id, key)
 		}
 	})

@@ -116,16 +116,22 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 		}
 	}
 	ie.PullSecretRef = infraEnvSecretName(ie.ID)
+	if len(p.StaticNetworkConfig) > 0 {
+		ie.StaticNetworkSelector = staticSelector(ie.ID)
+	}
+	create := &engine.CreateInfraEnv{InfraEnv: ie}
+	if err := engine.Check(s.store, create); err != nil { // before its pull secret is stored
+		return fmt.Errorf("create infra-env: %w", err)
+	}
 	if _, err := s.store.Apply(ctx, putPullSecret(ie.PullSecretRef, ps)); err != nil {
 		return fmt.Errorf("store pull secret: %w", err)
 	}
 	if len(p.StaticNetworkConfig) > 0 {
-		ie.StaticNetworkSelector = staticSelector(ie.ID)
 		if err := s.replaceStaticNetwork(ctx, ie.ID, nmstateHosts(p.StaticNetworkConfig)); err != nil {
 			return err
 		}
 	}
-	if _, err := s.store.Apply(ctx, &engine.CreateInfraEnv{InfraEnv: ie}); err != nil {
+	if _, err := s.store.Apply(ctx, create); err != nil {
 		_, _ = s.store.Apply(ctx, &engine.DeleteSecret{Name: ie.PullSecretRef})
 		_ = s.deleteStaticNetwork(ctx, ie.ID)
 		return fmt.Errorf("create infra-env: %w", err)
@@ -240,20 +246,28 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	}
 	ctx := r.Context()
 	if p.StaticNetworkConfig != nil {
-		if err := s.replaceStaticNetwork(ctx, id, static); err != nil {
-			return err
-		}
 		sel := staticSelector(id)
 		patch.StaticNetworkSelector = &sel
 	}
 	if p.PullSecret != nil {
 		ref := infraEnvSecretName(id)
-		if _, err := s.store.Apply(ctx, putPullSecret(ref, ps)); err != nil {
-			return fmt.Errorf("store pull secret: %w", err)
-		}
 		patch.PullSecretRef = &ref
 	}
-	if _, err := s.store.Apply(ctx, &engine.UpdateInfraEnv{ID: id, Patch: patch}); err != nil {
+	update := &engine.UpdateInfraEnv{ID: id, Patch: patch}
+	if err := engine.Check(s.store, update); err != nil { // before its pull secret is stored
+		return fmt.Errorf("update infra-env: %w", err)
+	}
+	if p.StaticNetworkConfig != nil {
+		if err := s.replaceStaticNetwork(ctx, id, static); err != nil {
+			return err
+		}
+	}
+	if p.PullSecret != nil {
+		if _, err := s.store.Apply(ctx, putPullSecret(*patch.PullSecretRef, ps)); err != nil {
+			return fmt.Errorf("store pull secret: %w", err)
+		}
+	}
+	if _, err := s.store.Apply(ctx, update); err != nil {
 		return fmt.Errorf("update infra-env: %w", err)
 	}
 	s.event(ctx, engine.Event{Name: "infra_env_updated", Severity: "info", InfraEnvID: id, ClusterID: ie.ClusterID,

@@ -26,7 +26,7 @@ func kernelArgs(in models.KernelArguments) ([]engine.KernelArgument, error) {
 	if len(in) > maxKernelArgs {
 		return nil, badRequest("kernel_arguments: %d entries, at most %d", len(in), maxKernelArgs)
 	}
-	var out []engine.KernelArgument
+	out := []engine.KernelArgument{} // not nil: an empty list clears (null would leave the list as it is)
 	for i, a := range in {
 		switch a.Operation {
 		case models.KernelArgAppend, models.KernelArgReplace, models.KernelArgDelete:

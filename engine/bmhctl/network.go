@@ -58,11 +58,20 @@ func (c *Controller) ensureNetwork(ctx context.Context, v view) bool {
 // networkConfig is the NMState config v's BMH asks for.
 func (c *Controller) networkConfig(v view) (engine.NMStateConfig, error) {
 	b := v.bmh
-	var sec engine.Secret
-	var ok bool
-	c.o.Store.Read(func(m *engine.Model) { sec, ok = m.Secret(b.PreprovisioningNetworkDataName) })
-	doc := sec.Data[engine.NetworkDataKey]
+	var (
+		sec    engine.Secret
+		ok     bool
+		doc    []byte
+		opnErr error
+	)
+	c.o.Store.Read(func(m *engine.Model) {
+		if sec, ok = m.Secret(b.PreprovisioningNetworkDataName); ok {
+			doc, _, opnErr = m.SecretValue(sec.Name, engine.NetworkDataKey) // sealed at rest
+		}
+	})
 	switch {
+	case opnErr != nil:
+		return engine.NMStateConfig{}, fmt.Errorf("%w: preprovisioningNetworkDataName: secret %q: %w", ErrConfig, b.PreprovisioningNetworkDataName, opnErr)
 	case !ok:
 		return engine.NMStateConfig{}, fmt.Errorf("%w: preprovisioningNetworkDataName: secret %q not found", ErrConfig, b.PreprovisioningNetworkDataName)
 	case len(doc) == 0:

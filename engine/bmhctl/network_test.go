@@ -81,3 +81,33 @@ func TestPreprovisioningNetworkDataNeedsSelector(t *testing.T) {
 		t.Errorf("status = %+v", st)
 	}
 }
+
+// The network data secret is sealed at rest like every secret (the store
+// seals it, as rackbootd's does): the controller opens it.
+func TestPreprovisioningNetworkDataSealed(t *testing.T) {
+	b := newBed(t)
+	b.st.SetSealer(b.sealer)
+	const ie2 = "22222222-2222-4222-8222-222222222222"
+	b.apply(&engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ie2, Name: "rack2",
+		StaticNetworkSelector: map[string]string{"rack": "r2"}}})
+	b.apply(&engine.PutSecret{Secret: engine.Secret{Name: "vm1-network", Type: engine.NetworkDataSecretType,
+		Data: map[string][]byte{engine.NetworkDataKey: []byte(netYAML)}}})
+	b.st.Read(func(m *engine.Model) {
+		if s, _ := m.Secret("vm1-network"); !engine.IsSealed(s.Data[engine.NetworkDataKey]) {
+			t.Fatal("the network data secret is not sealed")
+		}
+	})
+	b.addBMH("redfish-virtualmedia", bmcPass, func(h *engine.BareMetalHost) {
+		h.Labels[engine.LabelInfraEnv] = "rack2"
+		h.PreprovisioningNetworkDataName = "vm1-network"
+	})
+	b.reconcile()
+	if st := b.bmh().Status; st.ProvisioningState != engine.BMHProvisioning || st.ErrorCount != 0 {
+		t.Fatalf("status = %+v", st)
+	}
+	b.st.Read(func(m *engine.Model) {
+		if n, ok := m.NMStateConfig("bmh-vm1-network"); !ok || n.Config != netYAML {
+			t.Errorf("NMState config = %+v (%v)", n, ok)
+		}
+	})
+}

@@ -30,7 +30,8 @@ func NewStoreAt(now func() time.Time) *Store {
 	return &Store{mach: engine.NewMachine(), now: now}
 }
 
-// Apply encodes cmd, decodes it again and applies it.
+// Apply checks cmd against the model, encodes it, decodes it again and
+// applies it.
 func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -40,6 +41,12 @@ func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	if cmd.Time().IsZero() {
 		cmd.SetTime(s.now())
 	}
+	if err := s.mach.Check(cmd); err != nil {
+		return nil, err // refused: nothing appended, as cluster.Store
+	}
+	if err := s.mach.Seal(cmd); err != nil {
+		return nil, err
+	}
 	data, err := engine.Encode(cmd)
 	if err != nil {
 		return nil, err
@@ -48,6 +55,10 @@ func (s *Store) Apply(ctx context.Context, cmd engine.Command) (any, error) {
 	r := s.mach.Apply(s.index, data)
 	return r.Value, r.Err
 }
+
+// SetSealer seals the secret values of every later command, as
+// cluster.Store does with Config.Sealer (engine.Machine.SetSealer).
+func (s *Store) SetSealer(sl *engine.Sealer) { s.mach.SetSealer(sl) }
 
 // Read implements engine.Store.
 func (s *Store) Read(fn func(m *engine.Model)) { s.mach.Read(fn) }

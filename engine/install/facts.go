@@ -91,9 +91,11 @@ func Host(h engine.Host) installer.Host {
 }
 
 // Artifacts reads cluster id's stored install artifacts (nil: none yet).
+// They are sealed at rest: a secret that does not open with this
+// appliance's key reads as none.
 func Artifacts(m *engine.Model, id string) *installer.Artifacts {
-	s, ok := m.Secret(engine.InstallSecretName(id))
-	if !ok {
+	s, ok, err := m.OpenSecret(engine.InstallSecretName(id))
+	if !ok || err != nil {
 		return nil
 	}
 	return &installer.Artifacts{Bootstrap: s.Data[engine.ArtifactBootstrap], Master: s.Data[engine.ArtifactMaster],

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/boot/iso"
+	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 )
@@ -74,7 +75,7 @@ type Server struct {
 // built is the last image made for an infra-env.
 type built struct {
 	base *iso.Base
-	sum  [32]byte // of the Ignition config
+	sum  [32]byte // of the Ignition config and the kernel arguments
 	img  *iso.Image
 }
 
@@ -187,12 +188,13 @@ func (s *Server) image(ctx context.Context, id string) (*iso.Image, error) {
 		path string
 		ok   bool
 		set  string
+		ka   []kargs.Arg
 	)
 	s.o.Store.Read(func(m *engine.Model) {
 		var ie engine.InfraEnv
 		if ie, ok = m.InfraEnv(id); ok {
 			is, _ := m.BootImageSet(ie)
-			path, set = is.BaseISO, is.Name
+			path, set, ka = is.BaseISO, is.Name, engine.KernelArgOps(ie.KernelArguments)
 		}
 	})
 	if !ok {
@@ -212,13 +214,23 @@ func (s *Server) image(ctx context.Context, id string) (*iso.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("infra-env %s: discovery config: %w", id, err)
 	}
-	sum := sha256.Sum256(ign)
+	// An ISO without /coreos/kargs.json has nowhere to put them: it boots
+	// with its own, and the log says so when the image is built.
+	noArea := len(ka) > 0 && base.Layout().Kargs == nil
+	if noArea {
+		ka = nil
+	}
+	sum := customSum(ign, ka)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b, ok := s.images[id]; ok && b.base == base && b.sum == sum {
 		return b.img, nil
 	}
-	img, err := base.Overlay(iso.Custom{Ignition: ign})
+	if noArea {
+		s.o.Log.WarnContext(ctx, "the discovery ISO has no kernel argument area (/coreos/kargs.json): the infra-env's kernel_arguments reach iPXE boots only",
+			"infra_env", id, "image_set", set)
+	}
+	img, err := base.Overlay(iso.Custom{Ignition: ign, KernelArgs: ka})
 	if err != nil {
 		return nil, fmt.Errorf("infra-env %s: %w", id, err)
 	}
@@ -252,4 +264,17 @@ func (s *Server) Close() error {
 	}
 	clear(s.images)
 	return errors.Join(errs...)
+}
+
+// customSum is the digest of what an infra-env's ISO carries.
+func customSum(ign []byte, ka []kargs.Arg) [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:", len(ign))
+	h.Write(ign)
+	for _, a := range ka {
+		fmt.Fprintf(h, "%d:%s%d:%s", len(a.Operation), a.Operation, len(a.Value), a.Value)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
 }
