@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -108,34 +109,44 @@ func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	c, ps, err := clusterFromParams(p)
+	id, err := s.registerCluster(r.Context(), p, "")
 	if err != nil {
 		return err
 	}
+	return s.writeCluster(w, http.StatusCreated, id)
+}
+
+// registerCluster checks p, stores its pull secret and creates the
+// cluster (with id, a new one when ""), with its event; bad input writes
+// nothing.
+func (s *server) registerCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error) {
+	c, ps, err := clusterFromParams(p)
+	if err != nil {
+		return "", err
+	}
+	if id != "" {
+		c.ID = id
+	}
 	if c.ImageSetRef, err = s.defaultImageSet(c); err != nil {
-		return err
+		return "", err
 	}
 	if c.OpenshiftVersion == "" {
 		c.OpenshiftVersion = s.imageSetVersion(c.ImageSetRef)
 	}
-	ctx := r.Context()
 	c.PullSecretRef = clusterSecretName(c.ID)
 	create := &engine.CreateCluster{Cluster: c}
 	if err := engine.Check(s.store, create); err != nil { // before its pull secret is stored
-		return fmt.Errorf("create cluster: %w", err)
+		return "", fmt.Errorf("create cluster: %w", err)
 	}
 	if _, err := s.store.Apply(ctx, putPullSecret(c.PullSecretRef, ps)); err != nil {
-		return fmt.Errorf("store pull secret: %w", err)
+		return "", fmt.Errorf("store pull secret: %w", err)
 	}
 	if _, err := s.store.Apply(ctx, create); err != nil {
-		return fmt.Errorf("create cluster: %w", err)
+		return "", fmt.Errorf("create cluster: %w", err)
 	}
 	s.event(ctx, engine.Event{Name: "cluster_registration_succeeded", Severity: "info", ClusterID: c.ID,
 		Message: fmt.Sprintf("Successfully registered cluster %s", c.Name)})
-	if err := s.refreshCluster(ctx, c.ID); err != nil {
-		return err
-	}
-	return s.writeCluster(w, http.StatusCreated, c.ID)
+	return c.ID, s.refreshCluster(ctx, c.ID)
 }
 
 // Upstream's networks for a cluster created without them (assisted-service's
@@ -296,8 +307,15 @@ func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 }
 
 func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	id := r.PathValue("cluster_id")
-	ctx := r.Context()
+	if err := s.deregister(r.Context(), r.PathValue("cluster_id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// deregister deletes cluster id and its pull secret, with its event.
+func (s *server) deregister(ctx context.Context, id string) error {
 	if err := s.clusterInUse(id); err != nil {
 		return err
 	}
@@ -309,7 +327,6 @@ func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	}
 	s.event(ctx, engine.Event{Name: "cluster_deregistered", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Deregistered cluster %s", id)})
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

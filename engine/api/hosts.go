@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -230,6 +231,15 @@ func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
 		return err
 	}
+	if err := s.bind(r.Context(), ie, id, *p.ClusterID); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusOK, ie, id)
+}
+
+// bind binds host id of infra-env ie to cluster clusterID, with its
+// event, and re-evaluates the host.
+func (s *server) bind(ctx context.Context, ie, id, clusterID string) error {
 	env, err := s.infraEnv(ie)
 	if err != nil {
 		return err
@@ -238,21 +248,17 @@ func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if err != nil {
 		return err
 	}
-	if err := s.checkClusterArch(*p.ClusterID, env.CPUArchitecture); err != nil {
+	if err := s.checkClusterArch(clusterID, env.CPUArchitecture); err != nil {
 		return err
 	}
-	ctx := r.Context()
-	if _, err := s.store.Apply(ctx, &engine.BindHost{ID: id, ClusterID: *p.ClusterID}); err != nil {
+	if _, err := s.store.Apply(ctx, &engine.BindHost{ID: id, ClusterID: clusterID}); err != nil {
 		return fmt.Errorf("bind host: %w", err)
 	}
-	if h.ClusterID != *p.ClusterID {
-		s.event(ctx, engine.Event{Name: "host_bind_succeeded", Severity: "info", ClusterID: *p.ClusterID,
-			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: bound to cluster %s", s.hostName(h), *p.ClusterID)})
+	if h.ClusterID != clusterID {
+		s.event(ctx, engine.Event{Name: "host_bind_succeeded", Severity: "info", ClusterID: clusterID,
+			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: bound to cluster %s", s.hostName(h), clusterID)})
 	}
-	if err := s.refreshHost(ctx, id); err != nil {
-		return err
-	}
-	return s.writeHost(w, http.StatusOK, ie, id)
+	return s.refreshHost(ctx, id)
 }
 
 func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

@@ -166,11 +166,19 @@ func reachable(r *models.ConnectivityReport) int {
 
 func (s *server) installCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
+	if err := s.startInstall(r.Context(), id); err != nil {
+		return err
+	}
+	return s.writeCluster(w, http.StatusAccepted, id)
+}
+
+// startInstall checks that cluster id can install, picks its disks, roles
+// and bootstrap host and starts the installation, with its events.
+func (s *server) startInstall(ctx context.Context, id string) error {
 	plan, err := s.planInstall(id)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
 	if err := s.pickDisks(ctx, id, ""); err != nil {
 		return err
 	}
@@ -186,7 +194,7 @@ func (s *server) installCluster(w http.ResponseWriter, r *http.Request, _ auth.P
 	s.event(ctx, engine.Event{Name: "bootstrap_host_selected", Severity: "info", ClusterID: id, HostID: plan.cmd.Bootstrap,
 		Message: fmt.Sprintf("Host %s: selected as the bootstrap host", plan.cmd.Bootstrap)})
 	s.hostStatusEvents(ctx, id, models.HostStatusKnown)
-	return s.writeCluster(w, http.StatusAccepted, id)
+	return nil
 }
 
 // hostStatusEvents records a host_status_updated event for every host of

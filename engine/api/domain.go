@@ -1,0 +1,100 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
+)
+
+// Domain is the cluster part of the domain the REST handlers call,
+// offered with no HTTP to the other front doors (engine/acm's
+// ClusterDeployment and AgentClusterInstall controller): the same checks,
+// commands and events as POST /clusters, /hosts/{id}/actions/bind and
+// /clusters/{id}/actions/install.
+type Domain struct{ s *server }
+
+// NewDomain returns the domain over o's store (o is the handler's
+// Options). It writes to the store: use it on the leader.
+func NewDomain(o Options) (*Domain, error) {
+	s, err := newServer(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Domain{s: s}, nil
+}
+
+// inputError is a refusal of the caller's input: it wraps
+// engine.ErrInvalid and reads as the reason alone.
+type inputError struct{ err error }
+
+func (e inputError) Error() string {
+	return strings.TrimPrefix(e.err.Error(), ErrBadRequest.Error()+": ")
+}
+func (e inputError) Unwrap() []error { return []error{engine.ErrInvalid, e.err} }
+
+// domainErr marks the input errors among err as engine.ErrInvalid.
+func domainErr(err error) error {
+	if err != nil && errors.Is(err, ErrBadRequest) && !errors.Is(err, engine.ErrInvalid) {
+		return inputError{err}
+	}
+	return err
+}
+
+// CreateCluster registers the cluster p describes with id (a new one when
+// ""), as POST /clusters does, and returns its id. Bad input wraps
+// engine.ErrInvalid and writes nothing.
+func (d *Domain) CreateCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error) {
+	id, err := d.s.registerCluster(ctx, p, id)
+	return id, domainErr(err)
+}
+
+// BindHost binds host id (of its infra-env) to cluster clusterID, as the
+// bind action does.
+func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {
+	var ie string
+	d.s.store.Read(func(m *engine.Model) {
+		h, _ := m.Host(id)
+		ie = h.InfraEnvID
+	})
+	return domainErr(d.s.bind(ctx, ie, id, clusterID))
+}
+
+// InstallCluster starts the installation of cluster id, as the install
+// action does; a cluster that cannot install yet is refused with the
+// reason (a *NotReadyError when it is not ready).
+func (d *Domain) InstallCluster(ctx context.Context, id string) error {
+	return domainErr(d.s.startInstall(ctx, id))
+}
+
+// DeleteCluster unbinds the hosts of cluster id and deregisters it, as
+// DELETE /clusters/{id} does after the hosts are unbound.
+func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
+	var hosts []engine.Host
+	d.s.store.Read(func(m *engine.Model) {
+		for h := range m.HostsOfCluster(id) {
+			hosts = append(hosts, h)
+		}
+	})
+	for _, h := range hosts {
+		if _, err := d.s.store.Apply(ctx, &engine.UnbindHost{ID: h.ID}); err != nil {
+			return fmt.Errorf("unbind host %s: %w", h.ID, err)
+		}
+	}
+	return domainErr(d.s.deregister(ctx, id))
+}
+
+// FailingValidations lists what keeps cluster id from installing (its
+// failing validations, then those of its hosts that are not known).
+func (d *Domain) FailingValidations(id string) []models.FailingValidation {
+	var out []models.FailingValidation
+	d.s.store.Read(func(m *engine.Model) {
+		if c, ok := m.Cluster(id); ok {
+			out = d.s.failingValidations(m, c)
+		}
+	})
+	return out
+}
