@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/acm"
+	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/kubeapi"
 )
 
@@ -54,8 +55,16 @@ func (d *daemon) runKube(ctx context.Context) {
 	go func() {
 		defer d.wg.Done()
 		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
-			err := acm.Run(ctx, acm.Options{
-				Store: engine.Fence(d.store), Sealer: d.bmh.sealer, Keys: d.apiOpts.Keys,
+			fenced := engine.Fence(d.store)
+			opts := d.apiOpts
+			opts.Store = fenced
+			dom, err := api.NewDomain(opts)
+			if err != nil {
+				d.log.Error("ACM controller not started", "err", err)
+				return
+			}
+			err = acm.Run(ctx, acm.Options{
+				Store: fenced, Sealer: d.bmh.sealer, Keys: d.apiOpts.Keys, Domain: dom,
 				ServiceURL: d.cfg.BaseURL(), Log: d.log.With("service", "acm"),
 			})
 			if err != nil && ctx.Err() == nil {

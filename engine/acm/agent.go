@@ -126,6 +126,8 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	ann[annotationSynced] = string(sb)
 	md["annotations"] = ann
 	st := agentStatus(p.host)
+	old, _ := p0["status"].(map[string]any)
+	st["conditions"] = stamp(old, st["conditions"].([]any), o.Now())
 	before := normal(map[string]any{"spec": p0["spec"], "status": p0["status"], "metadata": p0["metadata"]})
 	body["status"] = st
 	after := normal(map[string]any{"spec": body["spec"], "status": body["status"], "metadata": body["metadata"]})
@@ -183,11 +185,17 @@ func createAgent(ctx context.Context, o Options, p agentPair) error {
 	maps.Copy(labels, ieBody.Spec.AgentLabels)
 	hs := hostSpec(p.host)
 	synced, _ := json.Marshal(hs)
+	spec := map[string]any{"approved": hs.Approved, "role": hs.Role, "hostname": hs.Hostname}
+	if cr, ok := infraEnvClusterRef(p.ie); ok {
+		spec["clusterDeploymentName"] = map[string]any{"name": cr.Name, "namespace": cr.Namespace}
+	}
+	st := agentStatus(p.host)
+	st["conditions"] = stamp(nil, st["conditions"].([]any), o.Now())
 	body, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{"name": p.host.ID, "namespace": p.ie.Namespace, "labels": labels,
 			"annotations": map[string]any{annotationSynced: string(synced)}},
-		"spec":   map[string]any{"approved": hs.Approved, "role": hs.Role, "hostname": hs.Hostname},
-		"status": agentStatus(p.host),
+		"spec":   spec,
+		"status": st,
 	})
 	if err != nil {
 		return err
@@ -209,8 +217,12 @@ func createAgent(ctx context.Context, o Options, p agentPair) error {
 // agentStatus is the host's state as upstream's Agent status shows it.
 func agentStatus(h engine.Host) map[string]any {
 	st := map[string]any{
-		"debugInfo": map[string]any{"state": h.Status, "stateInfo": h.StatusInfo},
-		"progress":  map[string]any{"currentStage": h.Progress.CurrentStage, "installationPercentage": h.Progress.InstallationPercentage},
+		"debugInfo":  map[string]any{"state": h.Status, "stateInfo": h.StatusInfo},
+		"progress":   map[string]any{"currentStage": h.Progress.CurrentStage, "installationPercentage": h.Progress.InstallationPercentage},
+		"conditions": agentConditions(h),
+	}
+	if vi := validationsInfo(h); len(vi) > 0 {
+		st["validationsInfo"] = vi
 	}
 	if h.Role != "" {
 		st["role"] = h.Role

@@ -38,8 +38,11 @@ type Options struct {
 	Sealer     *engine.Sealer
 	Keys       Signer
 	ServiceURL string // the REST API's base URL, as hosts reach it
-	Now        func() time.Time
-	Log        *slog.Logger
+	// Domain registers, binds and installs clusters (engine/api.Domain);
+	// nil: the cluster kinds are not reconciled.
+	Domain Domain
+	Now    func() time.Time
+	Log    *slog.Logger
 }
 
 // Run reconciles the InfraEnvs and Agents now and after every change of
@@ -56,7 +59,7 @@ func Run(ctx context.Context, o Options) error {
 		reconcileAll(ctx, o)
 		for ch := range sub {
 			switch ch.Kind {
-			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindAll:
+			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindCluster, engine.KindAll:
 				drain(sub)
 				reconcileAll(ctx, o)
 			}
@@ -99,6 +102,7 @@ func reconcileAll(ctx context.Context, o Options) {
 		}
 	}
 	reconcileAgents(ctx, o, objs)
+	reconcileClusters(ctx, o)
 	for _, id := range made {
 		_, err := o.Store.Apply(ctx, &engine.DeleteInfraEnv{ID: id})
 		_, serr := o.Store.Apply(ctx, &engine.DeleteSecret{Name: secretName(id)})
@@ -164,7 +168,12 @@ func pullSecret(o Options, obj engine.Object, s spec) (string, error) {
 	if s.PullSecretRef == nil || s.PullSecretRef.Name == "" {
 		return "", errors.New("spec.pullSecretRef is not set")
 	}
-	ref := engine.ObjectRef{Kind: "Secret", Namespace: obj.Namespace, Name: s.PullSecretRef.Name}
+	return openPullSecret(o, obj.Namespace, s.PullSecretRef.Name)
+}
+
+// openPullSecret opens the .dockerconfigjson of Secret ns/name.
+func openPullSecret(o Options, ns, name string) (string, error) {
+	ref := engine.ObjectRef{Kind: "Secret", Namespace: ns, Name: name}
 	var sec engine.Object
 	var ok bool
 	o.Store.Read(func(m *engine.Model) { sec, ok = m.Object(ref.Key()) })
