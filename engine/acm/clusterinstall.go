@@ -144,11 +144,11 @@ func autoInstall(ctx context.Context, o Options, in install) error {
 
 // aciStatus is the AgentClusterInstall's status from its cluster:
 // upstream's conditions, debugInfo and progress.
-func aciStatus(o Options, m *engine.Model, c engine.Cluster, s aciSpec) map[string]any {
+func aciStatus(o Options, m *engine.Model, c engine.Cluster, s aciSpec, valid map[string]any) map[string]any {
 	info := c.StatusInfo
 	var conds []any
 	conds = append(conds, cond("SpecSynced", "True", "SyncOK", "The Spec has been successfully applied"))
-	conds = append(conds, validated(o, c))
+	conds = append(conds, valid)
 	conds = append(conds, requirementsMet(m, c, s))
 	switch c.Status {
 	case engine.ClusterStatusInstalled:
@@ -194,8 +194,11 @@ func aciStatus(o Options, m *engine.Model, c engine.Cluster, s aciSpec) map[stri
 }
 
 // validated is upstream's Validated condition: the cluster's own failing
-// validations (its hosts' show on their Agents).
-func validated(o Options, c engine.Cluster) map[string]any {
+// validations (its hosts' show on their Agents). It reads the store: call
+// it outside a Read.
+func validated(o Options, id string) map[string]any {
+	var c engine.Cluster
+	o.Store.Read(func(m *engine.Model) { c, _ = m.Cluster(id) })
 	if c.Status == "" {
 		return cond("Validated", "Unknown", "ValidationsUnknown", "The cluster's validations have not yet been calculated")
 	}
@@ -218,9 +221,10 @@ func writeACIStatus(ctx context.Context, o Options, in install, failed map[strin
 	if failed != nil {
 		st = map[string]any{"conditions": []any{failed}}
 	} else {
+		valid := validated(o, in.aci.UID)
 		o.Store.Read(func(m *engine.Model) {
 			if c, ok := m.Cluster(in.aci.UID); ok {
-				st = aciStatus(o, m, c, in.spec)
+				st = aciStatus(o, m, c, in.spec, valid)
 			}
 		})
 	}

@@ -143,10 +143,14 @@ func reconcile(ctx context.Context, o Options, obj engine.Object) error {
 	o.Store.Read(func(m *engine.Model) { _, exists = m.InfraEnv(obj.UID) })
 	if !exists {
 		ps, err := pullSecret(o, obj, body.Spec)
+		var clusterID string
+		if err == nil {
+			clusterID, err = refCluster(o, obj)
+		}
 		if err != nil {
 			return writeStatus(ctx, o, obj, nil, condition("False", "ImageCreationError", "Failed to create image: "+err.Error()))
 		}
-		if err := create(ctx, o, obj, body.Spec, ps); err != nil {
+		if err := create(ctx, o, obj, body.Spec, ps, clusterID); err != nil {
 			return err
 		}
 	}
@@ -197,9 +201,38 @@ func openPullSecret(o Options, ns, name string) (string, error) {
 	return string(ps), nil
 }
 
-func create(ctx context.Context, o Options, obj engine.Object, s spec, ps string) error {
+// refCluster is the domain cluster of the ClusterDeployment the
+// InfraEnv's spec.clusterRef names ("" without one): that of its
+// AgentClusterInstall, which must exist.
+func refCluster(o Options, ie engine.Object) (string, error) {
+	cr, ok := infraEnvClusterRef(ie)
+	if !ok {
+		return "", nil
+	}
+	var id string
+	var err error
+	o.Store.Read(func(m *engine.Model) {
+		if _, ok := m.Object(engine.ObjectRef{Group: groupHive, Kind: kindCD, Namespace: cr.Namespace, Name: cr.Name}.Key()); !ok {
+			err = fmt.Errorf("ClusterDeployment %s/%s not found", cr.Namespace, cr.Name)
+			return
+		}
+		for aci := range m.Objects(groupHiveExt, kindACI, cr.Namespace) {
+			var s aciSpec
+			if decodeSpec(aci, &s) == nil && s.ClusterDeploymentRef.Name == cr.Name {
+				if _, ok := m.Cluster(aci.UID); ok {
+					id = aci.UID
+					return
+				}
+			}
+		}
+		err = fmt.Errorf("ClusterDeployment %s/%s has no AgentClusterInstall with a cluster yet", cr.Namespace, cr.Name)
+	})
+	return id, err
+}
+
+func create(ctx context.Context, o Options, obj engine.Object, s spec, ps, clusterID string) error {
 	id := obj.UID
-	ie := engine.InfraEnv{ID: id, Name: obj.Name, PullSecretRef: secretName(id),
+	ie := engine.InfraEnv{ID: id, Name: obj.Name, PullSecretRef: secretName(id), ClusterID: clusterID,
 		SSHAuthorizedKey: s.SSHAuthorizedKey, NTPSources: s.NTPSources, IgnitionOverride: s.IgnitionOverride,
 		CPUArchitecture: s.CPUArchitecture, Labels: map[string]string{labelUID: obj.UID}}
 	if ie.CPUArchitecture == "" {

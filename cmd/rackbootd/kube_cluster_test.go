@@ -1,0 +1,109 @@
+package main
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// aciConditions is seed 002's command that prints the
+// AgentClusterInstalls' conditions.
+var aciConditions = []string{"get", "agentclusterinstalls.extensions.hive.openshift.io", "-n", "sno1",
+	`-o=jsonpath={range .items[*]}{"\n"}{.metadata.name}{"\n"}{range .status.conditions[*]}{.type}{"\t"}{.message}{"\n"}{end}`}
+
+// agentConditions is seed 002's command that prints the Agents'
+// conditions.
+var agentConditions = []string{"get", "agents.agent-install.openshift.io", "-n", "sno1",
+	`-o=jsonpath={range .items[*]}{"\n"}{.spec.clusterDeploymentName.name}{"\n"}{.status.inventory.hostname}{"\n"}{range .status.conditions[*]}{.type}{"\t"}{.message}{"\n"}{end}`}
+
+// Seed 002's flow with real kubectl: the pull secret, ClusterImageSet,
+// ClusterDeployment, AgentClusterInstall and an InfraEnv bound by
+// clusterRef applied with kubectl; a host registers from the InfraEnv's
+// iPXE script URL and reports its inventory as the agent does; the ACI
+// says what the installation waits for (the Agent's approval); approved
+// with seed 002's kubectl patch, the installation starts by itself and
+// the ACI's and Agent's conditions say so, as upstream's print them.
+func TestKubectlClusterInstallStartsByItself(t *testing.T) {
+	needKubectl(t)
+	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
+	writeFile(t, d.dir, "disk.img", strings.Repeat("disk image ", 1000))
+	writeFile(t, d.dir, "roles/master.ign", `{"ignition":{"version":"3.4.0"}}`)
+	writeFile(t, d.dir, "roles/worker.ign", `{"ignition":{"version":"3.4.0"}}`)
+	d.writeConfig(d.configText("console=ttyS0", "vmlinuz") + installImageSet)
+	d.start(nil)
+	d.waitNote("READY=1")
+	k := kubeFor(t, d)
+
+	k.must("create", "namespace", "sno1")
+	ps := filepath.Join(k.home, "pull-secret.json")
+	if err := os.WriteFile(ps, []byte(`{"auths":{"quay.io":{"auth":"dTpw"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k.must("create", "secret", "generic", "pull-secret", "-n", "sno1", "--from-file=.dockerconfigjson="+ps,
+		"--type=kubernetes.io/dockerconfigjson")
+	manifests, err := filepath.Abs("testdata/kube/sno.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, "apply", k.must("apply", "-f", manifests),
+		"clusterimageset.hive.openshift.io/openshift-v4.17.0 created", "clusterdeployment.hive.openshift.io/sno1 created",
+		"agentclusterinstall.extensions.hive.openshift.io/sno1 created", "infraenv.agent-install.openshift.io/sno1 created")
+	wantLines(t, "wait SpecSynced", k.must("wait", "--for=condition=SpecSynced", "agentclusterinstall/sno1", "-n", "sno1", "--timeout=30s"),
+		"agentclusterinstall.extensions.hive.openshift.io/sno1 condition met")
+	wantLines(t, "the ACI before any Agent", k.must(aciConditions...),
+		"SpecSynced\tThe Spec has been successfully applied",
+		"RequirementsMet\tThe cluster is not ready to begin the installation",
+		"Completed\tThe installation has not yet started",
+		"Failed\tThe installation has not failed",
+		"Stopped\tThe installation is waiting to start or in progress")
+	wantLines(t, "the ACI's state", k.must("get", "aci", "sno1", "-n", "sno1"), "NAME   CLUSTER   STATE", "sno1   sno1      insufficient")
+
+	// The InfraEnv's image is made once its cluster exists; a host boots
+	// it and registers with the script URL's agent token.
+	k.must("wait", "--for=condition=ImageCreated", "infraenv/sno1", "-n", "sno1", "--timeout=30s")
+	ipxe := k.must("get", "infraenv", "sno1", "-n", "sno1", "-o", "jsonpath={.status.bootArtifacts.ipxeScript}")
+	u, err := url.Parse(ipxe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ieID := strings.Split(strings.TrimPrefix(u.Path, apiBase+"/infra-envs/"), "/")[0]
+	agent := "X-Secret-Key: " + u.Query().Get("api_key")
+	const hostID = "5eed0000-0000-4000-8000-0000000000a1"
+	hostPath := "/infra-envs/" + ieID + "/hosts/" + hostID
+	d.doJSON("POST", "/infra-envs/"+ieID+"/hosts", agent, `{"host_id":"`+hostID+`"}`, 201, nil)
+	d.answerSteps(agent, hostPath)
+	k.must("wait", "--for=create", "agent/"+hostID, "-n", "sno1", "--timeout=30s")
+	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="RequirementsMet")].reason}=UnapprovedAgents`,
+		"aci/sno1", "-n", "sno1", "--timeout=60s")
+	wantLines(t, "the ACI waiting for the approval", k.must(aciConditions...),
+		"Validated\tThe cluster's validations are passing",
+		"RequirementsMet\tThe installation is pending on the approval of 1 agents",
+		"Completed\tThe installation has not yet started")
+	wantLines(t, "the Agent before its approval", k.must(agentConditions...),
+		"sno1\n", "SpecSynced\tThe Spec has been successfully applied",
+		"Connected\tThe agent's connection to the installation service is unimpaired",
+		"RequirementsMet\tThe agent is not approved",
+		"Installed\tThe installation has not yet started",
+		"Bound\tThe agent is bound to a cluster deployment")
+
+	// Seed 002's approval: the installation starts by itself.
+	k.must("-n", "sno1", "patch", "agents.agent-install.openshift.io", hostID, "-p", `{"spec":{"approved":true}}`, "--type", "merge")
+	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="Completed")].reason}=InstallationInProgress`,
+		"aci/sno1", "-n", "sno1", "--timeout=60s")
+	wantLines(t, "the ACI installing", k.must(aciConditions...),
+		"RequirementsMet\tThe cluster requirements are met",
+		"Completed\tThe installation is in progress: ",
+		"Stopped\tThe installation is waiting to start or in progress")
+	state := k.must("get", "aci", "sno1", "-n", "sno1", "-o", "jsonpath={.status.debugInfo.state}")
+	if state != "preparing-for-installation" && state != "installing" {
+		t.Errorf("debugInfo.state %q, want preparing-for-installation or installing", state)
+	}
+	d.waitHost(ieID, hostID, "installing")
+	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="Installed")].reason}=InstallationInProgress`,
+		"agent/"+hostID, "-n", "sno1", "--timeout=60s")
+	wantLines(t, "the Agent installing", k.must(agentConditions...),
+		"RequirementsMet\tInstallation already started and is in progress",
+		"Installed\tThe installation is in progress: ")
+}
