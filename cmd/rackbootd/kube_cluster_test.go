@@ -29,7 +29,7 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	needKubectl(t)
 	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
 	writeFile(t, d.dir, "disk.img", strings.Repeat("disk image ", 1000))
-	writeFile(t, d.dir, "roles/master.ign", `{"ignition":{"version":"3.4.0"}}`)
+	writeFile(t, d.dir, "roles/master.ign", `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/role","contents":{"source":"data:,master"}}]}}`)
 	writeFile(t, d.dir, "roles/worker.ign", `{"ignition":{"version":"3.4.0"}}`)
 	d.writeConfig(d.configText("console=ttyS0", "vmlinuz") + installImageSet)
 	d.start(nil)
@@ -106,4 +106,26 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	wantLines(t, "the Agent installing", k.must(agentConditions...),
 		"RequirementsMet\tInstallation already started and is in progress",
 		"Installed\tThe installation is in progress: ")
+
+	// The host installs and reports Done: seed 002's conditions of an
+	// installed cluster, and the ClusterDeployment is installed.
+	args := d.installStep(agent, hostPath)
+	token := d.installIgnition(agent, args.IgnitionURL)
+	for _, st := range []string{"Starting installation", "Installing", "Writing image to disk", "Rebooting"} {
+		d.doJSON("PUT", hostPath+"/progress", agent, `{"current_stage":"`+st+`"}`, 200, nil)
+	}
+	d.doJSON("PUT", hostPath+"/progress", "X-Secret-Key: "+token, `{"current_stage":"Done"}`, 200, nil)
+	k.must("wait", "--for=condition=Completed", "aci/sno1", "-n", "sno1", "--timeout=60s")
+	wantLines(t, "the ACI installed", k.must(aciConditions...),
+		"SpecSynced\tThe Spec has been successfully applied",
+		"Validated\tThe cluster's validations are passing",
+		"RequirementsMet\tThe cluster installation stopped",
+		"Completed\tThe installation has completed: ",
+		"Failed\tThe installation has not failed",
+		"Stopped\tThe installation has stopped because it completed successfully")
+	wantLines(t, "the ACI's progress", k.must("get", "aci", "sno1", "-n", "sno1", "-o", "jsonpath={.status.progress.totalPercentage} {.status.debugInfo.state}"),
+		"100 installed")
+	k.must("wait", "--for=jsonpath={.spec.installed}=true", "clusterdeployment/sno1", "-n", "sno1", "--timeout=30s")
+	wantLines(t, "the Agent installed", k.must(agentConditions...),
+		"RequirementsMet\tThe agent installation stopped", "Installed\tThe installation has completed: ")
 }

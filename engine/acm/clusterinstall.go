@@ -199,8 +199,13 @@ func aciStatus(o Options, m *engine.Model, c engine.Cluster, s aciSpec, valid ma
 func validated(o Options, id string) map[string]any {
 	var c engine.Cluster
 	o.Store.Read(func(m *engine.Model) { c, _ = m.Cluster(id) })
-	if c.Status == "" {
+	switch {
+	case c.Status == "":
 		return cond("Validated", "Unknown", "ValidationsUnknown", "The cluster's validations have not yet been calculated")
+	case slices.Contains(installing, c.Status) || slices.Contains(stopped, c.Status):
+		// An installation starts only with passing validations; upstream
+		// stops evaluating them then.
+		return cond("Validated", "True", "ValidationsPassing", "The cluster's validations are passing")
 	}
 	var failing []string
 	for _, v := range o.Domain.FailingValidations(c.ID) {

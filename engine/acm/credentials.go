@@ -14,7 +14,8 @@ import (
 // kubeadmin password into the Secrets <cd>-admin-kubeconfig and
 // <cd>-admin-password (sealed as the kube API seals Secret values) and
 // sets the ClusterDeployment's spec.installed and spec.clusterMetadata
-// naming them, as upstream does.
+// naming them, as upstream does (a generator of user configs makes
+// neither: then only clusterID and infraID).
 func credentials(ctx context.Context, o Options, in install) error {
 	if !in.cdOK || in.cdSpec.Installed {
 		return nil
@@ -41,11 +42,18 @@ func credentials(ctx context.Context, o Options, in install) error {
 	}
 	ns, cd := in.cd.Namespace, in.cd.Name
 	kcName, pwName := cd+"-admin-kubeconfig", cd+"-admin-password"
-	if err := putSecret(ctx, o, ns, kcName, map[string][]byte{"kubeconfig": kc}); err != nil {
-		return err
+	md := map[string]any{"clusterID": c.ID, "infraID": c.ID}
+	if len(kc) > 0 { // a generator of user configs makes none
+		if err := putSecret(ctx, o, ns, kcName, map[string][]byte{"kubeconfig": kc}); err != nil {
+			return err
+		}
+		md["adminKubeconfigSecretRef"] = map[string]any{"name": kcName}
 	}
-	if err := putSecret(ctx, o, ns, pwName, map[string][]byte{"username": []byte("kubeadmin"), "password": pw}); err != nil {
-		return err
+	if len(pw) > 0 {
+		if err := putSecret(ctx, o, ns, pwName, map[string][]byte{"username": []byte("kubeadmin"), "password": pw}); err != nil {
+			return err
+		}
+		md["adminPasswordSecretRef"] = map[string]any{"name": pwName}
 	}
 	var body map[string]any
 	if err := json.Unmarshal(in.cd.Body, &body); err != nil {
@@ -56,9 +64,7 @@ func credentials(ctx context.Context, o Options, in install) error {
 		sp = map[string]any{}
 	}
 	sp["installed"] = true
-	sp["clusterMetadata"] = map[string]any{"clusterID": c.ID, "infraID": c.ID,
-		"adminKubeconfigSecretRef": map[string]any{"name": kcName},
-		"adminPasswordSecretRef":   map[string]any{"name": pwName}}
+	sp["clusterMetadata"] = md
 	body["spec"] = sp
 	b, err := json.Marshal(body)
 	if err != nil {
