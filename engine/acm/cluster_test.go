@@ -1,0 +1,171 @@
+package acm_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"testing"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/acm"
+	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/enginetest"
+)
+
+const aciUID = "7d1c0a52-3e4f-4b6a-9c8d-1e2f3a4b5c6d"
+
+// clusterEnv runs the controller with the REST API's domain over a store
+// holding namespace ns with a pull secret Secret.
+func clusterEnv(t *testing.T) (*enginetest.Store, *engine.Sealer) {
+	t.Helper()
+	s := enginetest.NewStore()
+	sealer, _ := engine.NewSealer(make([]byte, 32))
+	keys := auth.NewKeyRing()
+	if _, err := keys.Generate(); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := api.NewDomain(api.Options{Store: s, AdminToken: "admin", Keys: keys, ServiceURL: "http://10.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- acm.Run(ctx, acm.Options{Store: s, Sealer: sealer, Keys: keys, Domain: dom, ServiceURL: "http://10.0.0.1:8080"})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
+	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps"}
+	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{}}`))
+	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s", Body: body}})
+	return s, sealer
+}
+
+func put(t *testing.T, s *enginetest.Store, group, kind, ns, name, uid, body string) {
+	t.Helper()
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{
+		ObjectRef: engine.ObjectRef{Group: group, Kind: kind, Namespace: ns, Name: name}, UID: uid, Body: json.RawMessage(body)}})
+}
+
+// aciCondition is the ACI's condition typ: status, reason, message.
+func aciCondition(m *engine.Model, typ string) (string, string, string) {
+	o, _ := m.Object(engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}.Key())
+	var b struct {
+		Status struct{ Conditions []struct{ Type, Status, Reason, Message string } }
+	}
+	_ = json.Unmarshal(o.Body, &b)
+	for _, c := range b.Status.Conditions {
+		if c.Type == typ {
+			return c.Status, c.Reason, c.Message
+		}
+	}
+	return "", "", ""
+}
+
+// An AgentClusterInstall whose ClusterImageSet is missing is SpecSynced
+// False with upstream's InputError and no cluster; once the
+// ClusterImageSet exists the cluster is registered with the ACI's uid and
+// the ClusterDeployment's name and domain. A host of an InfraEnv without
+// clusterRef is bound when its Agent names the ClusterDeployment (late
+// binding). When the cluster is installed, the ClusterDeployment is
+// installed and its admin kubeconfig and password Secrets hold the
+// install's credentials, sealed.
+func TestClusterDeploymentController(t *testing.T) {
+	s, sealer := clusterEnv(t)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
+		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1},
+		"networking":{"machineNetwork":[{"cidr":"10.55.0.0/16"}]}}}`)
+	waitFor(t, s, "SpecSynced InputError", func(m *engine.Model) bool {
+		st, reason, msg := aciCondition(m, "SpecSynced")
+		return st == "False" && reason == "InputError" &&
+			msg == `The Spec could not be synced due to an input error: ClusterImageSet "ocp-4.17" not found`
+	})
+	s.Read(func(m *engine.Model) {
+		if _, ok := m.Cluster(aciUID); ok {
+			t.Error("a cluster made from an ACI without its ClusterImageSet")
+		}
+	})
+
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	waitFor(t, s, "SpecSynced True", func(m *engine.Model) bool {
+		st, reason, _ := aciCondition(m, "SpecSynced")
+		return st == "True" && reason == "SyncOK"
+	})
+	s.Read(func(m *engine.Model) {
+		c, ok := m.Cluster(aciUID)
+		if !ok || c.Name != "c1" || c.BaseDomain != "example.com" || c.OpenshiftVersion != "4.17.0" || c.ControlPlaneCount != 1 {
+			t.Errorf("cluster %+v, %v", c, ok)
+		}
+	})
+
+	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
+	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
+	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
+	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
+	var a engine.Object
+	var b map[string]any
+	s.Read(func(m *engine.Model) { a, b, _ = agentOf(m) })
+	b["spec"].(map[string]any)["clusterDeploymentName"] = map[string]any{"name": "c1", "namespace": "ns"}
+	a.Body, _ = json.Marshal(b)
+	apply(t, s, &engine.PutObject{Object: a, IfRevision: a.Revision})
+	waitFor(t, s, "the host bound and its Agent Bound", func(m *engine.Model) bool {
+		h, _ := m.Host(hostID)
+		_, b, _ := agentOf(m)
+		st, _ := b["status"].(map[string]any)
+		conds, _ := st["conditions"].([]any)
+		bound := false
+		for _, c := range conds {
+			c := c.(map[string]any)
+			bound = bound || c["type"] == "Bound" && c["status"] == "True" && c["message"] == "The agent is bound to a cluster deployment"
+		}
+		return h.ClusterID == aciUID && bound
+	})
+
+	apply(t, s, &engine.PutSecret{Secret: engine.Secret{Name: engine.InstallSecretName(aciUID), Type: "install",
+		Data: map[string][]byte{engine.ArtifactKubeconfig: []byte("apiVersion: v1\nkind: Config\n"), engine.ArtifactKubeadminPassword: []byte("pw-1")}}})
+	var status string
+	s.Read(func(m *engine.Model) { c, _ := m.Cluster(aciUID); status = c.Status })
+	apply(t, s, &engine.SetClusterStatus{ID: aciUID, Status: engine.ClusterStatusInstalled, StatusInfo: "Cluster is installed", From: []string{status}})
+	waitFor(t, s, "the ClusterDeployment installed", func(m *engine.Model) bool {
+		cd, _ := m.Object(engine.ObjectRef{Group: "hive.openshift.io", Kind: "ClusterDeployment", Namespace: "ns", Name: "c1"}.Key())
+		var b struct {
+			Spec struct {
+				Installed       bool
+				ClusterMetadata struct {
+					AdminKubeconfigSecretRef, AdminPasswordSecretRef struct{ Name string }
+				}
+			}
+		}
+		_ = json.Unmarshal(cd.Body, &b)
+		md := b.Spec.ClusterMetadata
+		completed, _, _ := aciCondition(m, "Completed")
+		return completed == "True" && b.Spec.Installed && md.AdminKubeconfigSecretRef.Name == "c1-admin-kubeconfig" && md.AdminPasswordSecretRef.Name == "c1-admin-password"
+	})
+	s.Read(func(m *engine.Model) {
+		for name, want := range map[string]map[string]string{
+			"c1-admin-kubeconfig": {"kubeconfig": "apiVersion: v1\nkind: Config\n"},
+			"c1-admin-password":   {"username": "kubeadmin", "password": "pw-1"},
+		} {
+			ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: name}
+			o, ok := m.Object(ref.Key())
+			var b struct{ Data map[string]string }
+			_ = json.Unmarshal(o.Body, &b)
+			for k, v := range want {
+				sealed, _ := base64.StdEncoding.DecodeString(b.Data[k])
+				got, err := sealer.Open(ref.SealName(), k, sealed)
+				if !ok || err != nil || string(got) != v {
+					t.Errorf("Secret %s[%s]: %q %v (exists %v)", name, k, got, err, ok)
+				}
+			}
+		}
+		st, reason, msg := aciCondition(m, "Completed")
+		if st != "True" || reason != "InstallationCompleted" || msg != "The installation has completed: Cluster is installed" {
+			t.Errorf("Completed %s %s %q", st, reason, msg)
+		}
+	})
+}
