@@ -100,6 +100,15 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	if state != "preparing-for-installation" && state != "installing" {
 		t.Errorf("debugInfo.state %q, want preparing-for-installation or installing", state)
 	}
+	// The domain's events as the objects' Events (kubectl describe).
+	wantRow(t, "describe aci", k.must("describe", "aci", "sno1", "-n", "sno1"),
+		"Normal", "ClusterRegistrationSucceeded", "rackboot", "Successfully registered cluster sno1")
+	wantRow(t, "describe aci", k.must("describe", "aci", "sno1", "-n", "sno1"),
+		"Normal", "ClusterInstallationStarted", "Updated status of the cluster to preparing-for-installation")
+	wantRow(t, "describe agent", k.must("describe", "agent", hostID, "-n", "sno1"),
+		"Normal", "HostRegistrationSucceeded", "Host "+hostID+": Successfully registered")
+	wantRow(t, "get events", k.must("get", "events", "-n", "sno1", "--field-selector", "involvedObject.kind=AgentClusterInstall"),
+		"sno1.", "Normal", "ClusterStatusUpdated", "Updated status of the cluster to ready")
 	d.waitHost(ieID, hostID, "installing")
 	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="Installed")].reason}=InstallationInProgress`,
 		"agent/"+hostID, "-n", "sno1", "--timeout=60s")
@@ -128,4 +137,24 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	k.must("wait", "--for=jsonpath={.spec.installed}=true", "clusterdeployment/sno1", "-n", "sno1", "--timeout=30s")
 	wantLines(t, "the Agent installed", k.must(agentConditions...),
 		"RequirementsMet\tThe agent installation stopped", "Installed\tThe installation has completed: ")
+}
+
+// wantRow wants a line of got holding every part, in order.
+func wantRow(t *testing.T, what, got string, parts ...string) {
+	t.Helper()
+	for _, l := range strings.Split(got, "\n") {
+		rest, ok := l, true
+		for _, p := range parts {
+			i := strings.Index(rest, p)
+			if i < 0 {
+				ok = false
+				break
+			}
+			rest = rest[i+len(p):]
+		}
+		if ok {
+			return
+		}
+	}
+	t.Errorf("%s: no line with %q in\n%s", what, parts, got)
 }

@@ -73,9 +73,12 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 	h.opts.Store.Read(func(m *engine.Model) {
 		index = m.Index()
 		for o := range m.Objects(req.res.Group, req.res.Kind, req.ns) {
-			if sel.matches(o) {
+			if isEvent(req.res) || sel.matches(o) {
 				objs = append(objs, o)
 			}
+		}
+		if isEvent(req.res) {
+			objs = append(objs, domainEvents(m, req.ns)...)
 		}
 	})
 	views := make([]map[string]any, len(objs))
@@ -83,6 +86,9 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 		if views[i], err = h.render(req.res, o); err != nil {
 			return err
 		}
+	}
+	if isEvent(req.res) {
+		objs, views = selectEvents(sel, objs, views)
 	}
 	if wantsTable(r) {
 		writeJSON(w, http.StatusOK, h.table(req.res, r, objs, views, index))
@@ -98,6 +104,18 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 		"items":    items,
 	})
 	return nil
+}
+
+// selectEvents keeps the Events sel selects (by their fields).
+func selectEvents(sel selector, objs []engine.Object, views []map[string]any) ([]engine.Object, []map[string]any) {
+	var o2 []engine.Object
+	var v2 []map[string]any
+	for i, o := range objs {
+		if sel.matchesEvent(o, views[i]) {
+			o2, v2 = append(o2, o), append(v2, views[i])
+		}
+	}
+	return o2, v2
 }
 
 // readObject reads a JSON object (or a v1 kind in protobuf) from the

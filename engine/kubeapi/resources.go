@@ -117,5 +117,6 @@ func resources() []*Resource {
 				{Name: "Online", Type: "string", JSONPath: ".spec.online", Description: "Whether the host is online or not"},
 				{Name: "Error", Type: "string", JSONPath: ".status.errorType", Description: "Type of the most recent error"},
 				ageColumn}},
+		eventResource(),
 	}
 }

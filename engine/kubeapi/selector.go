@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/fields"
@@ -31,7 +32,7 @@ func parseSelectors(req *request, r *http.Request) (selector, error) {
 		return selector{}, errBadRequest("invalid field selector: %v", err)
 	}
 	for _, rq := range fs.Requirements() {
-		if rq.Field != "metadata.name" && rq.Field != "metadata.namespace" {
+		if rq.Field != "metadata.name" && rq.Field != "metadata.namespace" && !(isEvent(req.res) && slices.Contains(eventFields(), rq.Field)) {
 			return selector{}, errBadRequest("field label not supported: %s", rq.Field)
 		}
 	}
@@ -46,6 +47,18 @@ func (s selector) matches(o engine.Object) bool {
 		return false
 	}
 	return s.fields == nil || s.fields.Matches(fields.Set{"metadata.name": o.Name, "metadata.namespace": o.Namespace})
+}
+
+// matchesEvent reports whether an Event's view is selected: by namespace,
+// labels and its fields (eventFieldSet).
+func (s selector) matchesEvent(o engine.Object, view map[string]any) bool {
+	if s.ns != "" && o.Namespace != s.ns {
+		return false
+	}
+	if s.labels != nil && !s.labels.Matches(labels.Set(o.Labels)) {
+		return false
+	}
+	return s.fields == nil || s.fields.Matches(eventFieldSet(view))
 }
 
 func (s selector) String() string {
