@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
+	"time"
 )
 
 // PutObject stores a Kubernetes-style object. Create refuses an existing
@@ -49,7 +51,22 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 		return nil, conflict("object %s changed since revision %d", key, c.IfRevision)
 	}
 	if ok {
-		o.UID = cur.UID
+		o.UID, o.DeletionTimestamp = cur.UID, cur.DeletionTimestamp
+	} else {
+		o.DeletionTimestamp = time.Time{}
+	}
+	if o.Deleting() {
+		fs := o.Finalizers()
+		for _, f := range fs {
+			if !slices.Contains(cur.Finalizers(), f) {
+				return nil, invalid("object %s: no new finalizers can be added if the object is being deleted, found new finalizers %q", key, f)
+			}
+		}
+		if len(fs) == 0 {
+			del(tx, tx.m.objects, KindObject, key)
+			tx.attach(cur)
+			return nil, nil
+		}
 	}
 	o.Labels = maps.Clone(o.Labels)
 	o.Body = bytes.Clone(o.Body)
@@ -59,8 +76,9 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 }
 
 // DeleteObject removes a Kubernetes-style object; with IfRevision set only
-// if it was last changed at that log index. Removing a Namespace removes
-// every object in it.
+// if it was last changed at that log index. An object with finalizers is
+// only marked (its DeletionTimestamp set, once): it goes when a PutObject
+// removes the last one. Removing a Namespace removes every object in it.
 type DeleteObject struct {
 	Stamp
 	Ref        ObjectRef `json:"ref"`
@@ -81,6 +99,19 @@ func (c *DeleteObject) apply(tx *Tx) (any, error) {
 	}
 	if c.IfRevision != 0 && cur.Revision != c.IfRevision {
 		return nil, conflict("object %s changed since revision %d", key, c.IfRevision)
+	}
+	if len(cur.Finalizers()) > 0 {
+		if cur.Deleting() {
+			return nil, nil
+		}
+		o := *cur
+		o.DeletionTimestamp = tx.at.UTC().Truncate(time.Second)
+		if o.DeletionTimestamp.IsZero() { // an unstamped command: still marked
+			o.DeletionTimestamp = time.Unix(0, 0).UTC()
+		}
+		put(tx, tx.m.objects, KindObject, key, &o)
+		tx.attach(&o)
+		return nil, nil
 	}
 	if c.Ref.Group == "" && c.Ref.Kind == "Namespace" {
 		for _, k := range tx.m.objectsIn(c.Ref.Name) {

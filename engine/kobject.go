@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // KindObject is the kind of the Change made when a Kubernetes-style object
@@ -71,7 +72,24 @@ type Object struct {
 	Generation int64             `json:"generation,omitempty"`
 	Labels     map[string]string `json:"labels,omitempty"`
 	Body       json.RawMessage   `json:"body"`
+	// DeletionTimestamp is when a delete found finalizers on the object
+	// (zero: not being deleted); it stays until the last one is removed.
+	DeletionTimestamp time.Time `json:"deletion_timestamp,omitzero"`
 }
+
+// Finalizers are the body's metadata.finalizers.
+func (o Object) Finalizers() []string {
+	var b struct {
+		Metadata struct {
+			Finalizers []string `json:"finalizers"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(o.Body, &b)
+	return b.Metadata.Finalizers
+}
+
+// Deleting reports whether a delete waits for the object's finalizers.
+func (o Object) Deleting() bool { return !o.DeletionTimestamp.IsZero() }
 
 // String names the object's ref and revision, never its body.
 func (o Object) String() string { return fmt.Sprintf("Object(%s@%d)", o.Key(), o.Revision) }

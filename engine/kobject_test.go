@@ -99,3 +99,43 @@ func TestObjectsSnapshot(t *testing.T) {
 		t.Error("the restored model dumps differently")
 	}
 }
+
+// A delete of an object with finalizers only marks it (once); a new
+// finalizer is refused then; removing the last one removes the object.
+func TestObjectFinalizers(t *testing.T) {
+	s := enginetest.NewStore()
+	ctx := context.Background()
+	must := func(c engine.Command) {
+		t.Helper()
+		if _, err := s.Apply(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(&engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
+	ref := engine.ObjectRef{Group: "g", Kind: "K", Namespace: "ns", Name: "o"}
+	must(&engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "u",
+		Body: json.RawMessage(`{"metadata":{"finalizers":["a/b"]}}`)}})
+	must(&engine.DeleteObject{Ref: ref})
+	var o engine.Object
+	var ok bool
+	s.Read(func(m *engine.Model) { o, ok = m.Object(ref.Key()) })
+	if !ok || !o.Deleting() {
+		t.Fatalf("after delete: exists %v deleting %v", ok, o.Deleting())
+	}
+	marked := o.DeletionTimestamp
+	must(&engine.DeleteObject{Ref: ref})
+	s.Read(func(m *engine.Model) { o, _ = m.Object(ref.Key()) })
+	if !o.DeletionTimestamp.Equal(marked) {
+		t.Errorf("a second delete moved deletionTimestamp %v → %v", marked, o.DeletionTimestamp)
+	}
+	o.Body = json.RawMessage(`{"metadata":{"finalizers":["a/b","c/d"]}}`)
+	if _, err := s.Apply(ctx, &engine.PutObject{Object: o}); !errors.Is(err, engine.ErrInvalid) {
+		t.Errorf("a new finalizer on an object being deleted: %v", err)
+	}
+	o.Body = json.RawMessage(`{"metadata":{"finalizers":[]}}`)
+	must(&engine.PutObject{Object: o})
+	s.Read(func(m *engine.Model) { _, ok = m.Object(ref.Key()) })
+	if ok {
+		t.Error("the object stays after its last finalizer is removed")
+	}
+}

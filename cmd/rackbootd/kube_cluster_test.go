@@ -158,3 +158,22 @@ func wantRow(t *testing.T, what, got string, parts ...string) {
 	}
 	t.Errorf("%s: no line with %q in\n%s", what, parts, got)
 }
+
+// kubectl delete of an object with finalizers marks it with its
+// deletionTimestamp (kubectl get shows it; a new finalizer is refused);
+// removing the last finalizer removes it.
+func TestKubectlFinalizers(t *testing.T) {
+	k := newKubeTest(t)
+	k.must("create", "namespace", "fin")
+	writeFile(t, k.home, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: fin\n  finalizers:\n  - example.com/hold\ndata:\n  a: b\n")
+	k.must("apply", "-f", filepath.Join(k.home, "cm.yaml"))
+	wantLines(t, "delete", k.must("delete", "configmap", "held", "-n", "fin", "--wait=false"), `configmap "held" deleted`)
+	ts := k.must("get", "configmap", "held", "-n", "fin", "-o", "jsonpath={.metadata.deletionTimestamp}")
+	if !strings.HasPrefix(ts, "20") || !strings.HasSuffix(ts, "Z") {
+		t.Fatalf("deletionTimestamp %q", ts)
+	}
+	k.fails(`metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted`,
+		"patch", "configmap", "held", "-n", "fin", "--type", "merge", "-p", `{"metadata":{"finalizers":["example.com/hold","example.com/more"]}}`)
+	k.must("patch", "configmap", "held", "-n", "fin", "--type", "merge", "-p", `{"metadata":{"finalizers":null}}`)
+	k.fails(`Error from server (NotFound): configmaps "held" not found`, "get", "configmap", "held", "-n", "fin")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,6 +61,11 @@ func (h *Handler) admit(req *request, obj map[string]any, cur *engine.Object, cu
 	labels, aerr := checkMeta(res, name, md)
 	if aerr != nil {
 		return write{}, aerr
+	}
+	if cur != nil && cur.Deleting() {
+		if aerr := noNewFinalizers(res, name, md, cur.Finalizers()); aerr != nil {
+			return write{}, aerr
+		}
 	}
 	keepStatus(req, obj, curView)
 	if res.Group == "" && res.Kind == "Secret" {
@@ -150,6 +156,24 @@ func (h *Handler) identity(req *request, md map[string]any, create bool) (name, 
 			fmt.Sprintf("Invalid value: %q: %s", name, strings.Join(msgs, "; ")), metav1.CauseTypeFieldValueInvalid})
 	}
 	return name, ns, nil
+}
+
+// noNewFinalizers refuses, as the API server does, a finalizer added to
+// an object being deleted.
+func noNewFinalizers(res *Resource, name string, md map[string]any, old []string) *apiError {
+	fs, _ := md["finalizers"].([]any)
+	var added []string
+	for _, f := range fs {
+		if s, _ := f.(string); !slices.Contains(old, s) {
+			added = append(added, fmt.Sprint(f))
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	return errInvalid(res, name, cause{"metadata.finalizers", fmt.Sprintf(
+		"Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers %q", added),
+		metav1.CauseTypeForbidden})
 }
 
 // checkMeta validates labels and annotations and returns the labels.

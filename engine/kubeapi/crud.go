@@ -197,6 +197,12 @@ func (h *Handler) store(w http.ResponseWriter, r *http.Request, req *request, wr
 		return storeError(req.res, wr.obj.Name, err)
 	}
 	o, view, err := h.current(req)
+	if err != nil && !create && cur.Deleting() {
+		// The write removed the last finalizer of an object being
+		// deleted: it is gone; the answer is the object as written.
+		o, o.Meta, o.DeletionTimestamp = wr.obj, cur.Meta, cur.DeletionTimestamp
+		view, err = h.render(req.res, o)
+	}
 	if err != nil {
 		return err
 	}
@@ -252,6 +258,11 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, req *request) e
 	if len(opts.DryRun) == 0 && r.URL.Query().Get("dryRun") == "" {
 		if _, err := h.opts.Store.Apply(r.Context(), &engine.DeleteObject{Ref: cur.ObjectRef, IfRevision: ifRev}); err != nil {
 			return storeError(req.res, req.name, err)
+		}
+		// With finalizers the object stays, marked with its
+		// deletionTimestamp: the answer shows it so.
+		if o, v, err := h.current(req); err == nil && o.Deleting() {
+			view = v
 		}
 	}
 	writeJSON(w, http.StatusOK, view)

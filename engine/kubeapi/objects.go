@@ -73,6 +73,10 @@ func (h *Handler) render(res *Resource, o engine.Object) (map[string]any, error)
 	if o.Generation != 0 {
 		md["generation"] = o.Generation
 	}
+	if o.Deleting() {
+		md["deletionTimestamp"] = o.DeletionTimestamp.UTC().Format(time.RFC3339)
+		md["deletionGracePeriodSeconds"] = 0
+	}
 	switch {
 	case res.Group == "" && res.Kind == "Secret":
 		if err := h.openSecret(o, obj); err != nil {
