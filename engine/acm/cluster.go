@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rackboot/rackboot/engine"
@@ -127,6 +128,15 @@ func decodeSpec(obj engine.Object, v any) error {
 // Agents, starts its installation when it can and writes the status.
 func reconcileInstall(ctx context.Context, o Options, in install) error {
 	id := in.aci.UID
+	if in.aci.Deleting() {
+		if !slices.Contains(in.aci.Finalizers(), finalizerACI) {
+			return nil // another's finalizer holds it
+		}
+		return deprovision(ctx, o, in)
+	}
+	if !slices.Contains(in.aci.Finalizers(), finalizerACI) {
+		return setFinalizers(ctx, o, in.aci, append(in.aci.Finalizers(), finalizerACI)) // the next pass goes on
+	}
 	var exists bool
 	o.Store.Read(func(m *engine.Model) { _, exists = m.Cluster(id) })
 	if !exists {

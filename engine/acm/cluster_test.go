@@ -168,4 +168,22 @@ func TestClusterDeploymentController(t *testing.T) {
 			t.Errorf("Completed %s %s %q", st, reason, msg)
 		}
 	})
+
+	// Upstream's ai-deprovision finalizer: deleting the ACI deregisters
+	// the cluster and its hosts and deletes their Agents, then the ACI.
+	aciRef := engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}
+	s.Read(func(m *engine.Model) {
+		o, _ := m.Object(aciRef.Key())
+		if fs := o.Finalizers(); len(fs) != 1 || fs[0] != "agentclusterinstall.agent-install.openshift.io/ai-deprovision" {
+			t.Errorf("ACI finalizers %q", fs)
+		}
+	})
+	apply(t, s, &engine.DeleteObject{Ref: aciRef})
+	waitFor(t, s, "the ACI, its cluster, host and Agent gone", func(m *engine.Model) bool {
+		_, aci := m.Object(aciRef.Key())
+		_, c := m.Cluster(aciUID)
+		_, h := m.Host(hostID)
+		_, _, a := agentOf(m)
+		return !aci && !c && !h && !a
+	})
 }

@@ -70,8 +70,9 @@ func (d *Domain) InstallCluster(ctx context.Context, id string) error {
 	return domainErr(d.s.startInstall(ctx, id))
 }
 
-// DeleteCluster unbinds the hosts of cluster id and deregisters it, as
-// DELETE /clusters/{id} does after the hosts are unbound.
+// DeleteCluster deregisters the hosts of cluster id, then the cluster, as
+// upstream's deregistration does (DELETE of each host, then of the
+// cluster); an infra-env still bound to the cluster keeps it (ErrConflict).
 func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
 	var hosts []engine.Host
 	d.s.store.Read(func(m *engine.Model) {
@@ -80,8 +81,8 @@ func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
 		}
 	})
 	for _, h := range hosts {
-		if _, err := d.s.store.Apply(ctx, &engine.UnbindHost{ID: h.ID}); err != nil {
-			return fmt.Errorf("unbind host %s: %w", h.ID, err)
+		if err := d.s.deregisterHost(ctx, h.InfraEnvID, h.ID); err != nil {
+			return fmt.Errorf("deregister host %s: %w", h.ID, err)
 		}
 	}
 	return domainErr(d.s.deregister(ctx, id))

@@ -201,22 +201,26 @@ func (s *server) checkDisk(h engine.Host, diskID string) error {
 }
 
 func (s *server) deleteHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	if err := s.deregisterHost(r.Context(), r.PathValue("infra_env_id"), r.PathValue("host_id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// deregisterHost deletes host id of infra-env ie, with its event, and
+// re-evaluates its cluster.
+func (s *server) deregisterHost(ctx context.Context, ie, id string) error {
 	h, err := s.host(ie, id)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
 	if _, err := s.store.Apply(ctx, &engine.DeleteHost{ID: id, InfraEnvID: ie}); err != nil {
 		return fmt.Errorf("delete host: %w", err)
 	}
 	s.event(ctx, engine.Event{Name: "host_deregistered", Severity: "info", ClusterID: h.ClusterID,
 		InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: deregistered", s.hostName(h))})
-	if err := s.refreshCluster(ctx, h.ClusterID); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return s.refreshCluster(ctx, h.ClusterID)
 }
 
 func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

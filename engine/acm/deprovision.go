@@ -1,0 +1,81 @@
+package acm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/rackboot/rackboot/engine"
+)
+
+// finalizerACI is upstream's finalizer of an AgentClusterInstall: its
+// cluster is deregistered and its Agents deleted before it goes.
+const finalizerACI = "agentclusterinstall.agent-install.openshift.io/ai-deprovision"
+
+// setFinalizers writes obj with finalizers fs.
+func setFinalizers(ctx context.Context, o Options, obj engine.Object, fs []string) error {
+	var body map[string]any
+	if err := json.Unmarshal(obj.Body, &body); err != nil {
+		return err
+	}
+	md, _ := body["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		body["metadata"] = md
+	}
+	if len(fs) == 0 {
+		delete(md, "finalizers")
+	} else {
+		md["finalizers"] = fs
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	obj.Body = b
+	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: obj, IfRevision: obj.Revision})
+	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
+		return nil // changed or gone meanwhile: the next pass sees it
+	}
+	return err
+}
+
+// deprovision is the finalizer's work on a deleted AgentClusterInstall:
+// the cluster's hosts and the cluster are deregistered (through the
+// domain), their Agents deleted, then the finalizer removed. An infra-env
+// still bound to the cluster (an InfraEnv's clusterRef) keeps it: the ACI
+// stays until that InfraEnv is deleted.
+func deprovision(ctx context.Context, o Options, in install) error {
+	id := in.aci.UID
+	var hosts []string
+	var exists bool
+	o.Store.Read(func(m *engine.Model) {
+		_, exists = m.Cluster(id)
+		for h := range m.HostsOfCluster(id) {
+			hosts = append(hosts, h.ID)
+		}
+	})
+	if exists {
+		if err := o.Domain.DeleteCluster(ctx, id); err != nil {
+			return fmt.Errorf("deregister the cluster: %w", err)
+		}
+		o.Log.Info("cluster of a deleted AgentClusterInstall deregistered", "cluster", id, "hosts", len(hosts))
+	}
+	var agents []engine.ObjectRef
+	o.Store.Read(func(m *engine.Model) {
+		for a := range m.Objects(groupAgent, kindAgent, "") {
+			if slices.Contains(hosts, a.Name) {
+				agents = append(agents, a.ObjectRef)
+			}
+		}
+	})
+	for _, ref := range agents {
+		if _, err := o.Store.Apply(ctx, &engine.DeleteObject{Ref: ref}); err != nil && !errors.Is(err, engine.ErrNotFound) {
+			return fmt.Errorf("delete Agent %s: %w", ref.Name, err)
+		}
+	}
+	fs := slices.DeleteFunc(slices.Clone(in.aci.Finalizers()), func(f string) bool { return f == finalizerACI })
+	return setFinalizers(ctx, o, in.aci, fs)
+}
