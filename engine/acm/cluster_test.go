@@ -53,7 +53,9 @@ func put(t *testing.T, s *enginetest.Store, group, kind, ns, name, uid, body str
 func aciCondition(m *engine.Model, typ string) (string, string, string) {
 	o, _ := m.Object(engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}.Key())
 	var b struct {
-		Status struct{ Conditions []struct{ Type, Status, Reason, Message string } }
+		Status struct {
+			Conditions []struct{ Type, Status, Reason, Message string }
+		}
 	}
 	_ = json.Unmarshal(o.Body, &b)
 	for _, c := range b.Status.Conditions {
