@@ -137,6 +137,21 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	k.must("wait", "--for=jsonpath={.spec.installed}=true", "clusterdeployment/sno1", "-n", "sno1", "--timeout=30s")
 	wantLines(t, "the Agent installed", k.must(agentConditions...),
 		"RequirementsMet\tThe agent installation stopped", "Installed\tThe installation has completed: ")
+
+	// Deleting the manifests: the ACI's ai-deprovision finalizer
+	// deregisters the cluster and deletes its Agent before it goes
+	// (kubectl delete waits for that).
+	wantLines(t, "the ACI's finalizer", k.must("get", "aci", "sno1", "-n", "sno1", "-o", "jsonpath={.metadata.finalizers}"),
+		`["agentclusterinstall.agent-install.openshift.io/ai-deprovision"]`)
+	wantLines(t, "delete -f", k.must("delete", "-f", manifests, "--timeout=60s"),
+		`agentclusterinstall.extensions.hive.openshift.io "sno1" deleted`, `infraenv.agent-install.openshift.io "sno1" deleted`)
+	_, errOut, _ := k.run("get", "aci,agents", "-n", "sno1")
+	wantLines(t, "after delete -f", errOut, "No resources found in sno1 namespace.")
+	var clusters []any
+	d.doJSON("GET", "/clusters", "Authorization: Bearer "+d.adminToken(), "", 200, &clusters)
+	if len(clusters) != 0 {
+		t.Errorf("clusters after the ACI was deleted: %v", clusters)
+	}
 }
 
 // wantRow wants a line of got holding every part, in order.

@@ -57,12 +57,6 @@ func deprovision(ctx context.Context, o Options, in install) error {
 			hosts = append(hosts, h.ID)
 		}
 	})
-	if exists {
-		if err := o.Domain.DeleteCluster(ctx, id); err != nil {
-			return fmt.Errorf("deregister the cluster: %w", err)
-		}
-		o.Log.Info("cluster of a deleted AgentClusterInstall deregistered", "cluster", id, "hosts", len(hosts))
-	}
 	var agents []engine.ObjectRef
 	o.Store.Read(func(m *engine.Model) {
 		for a := range m.Objects(groupAgent, kindAgent, "") {
@@ -71,10 +65,23 @@ func deprovision(ctx context.Context, o Options, in install) error {
 			}
 		}
 	})
-	for _, ref := range agents {
-		if _, err := o.Store.Apply(ctx, &engine.DeleteObject{Ref: ref}); err != nil && !errors.Is(err, engine.ErrNotFound) {
-			return fmt.Errorf("delete Agent %s: %w", ref.Name, err)
+	var err error
+	if exists {
+		// The hosts go first; their Agents go even when the cluster
+		// itself stays (bound infra-env): a later pass no longer sees them.
+		if err = o.Domain.DeleteCluster(ctx, id); err != nil {
+			err = fmt.Errorf("deregister the cluster: %w", err)
+		} else {
+			o.Log.Info("cluster of a deleted AgentClusterInstall deregistered", "cluster", id, "hosts", len(hosts))
 		}
+	}
+	for _, ref := range agents {
+		if _, derr := o.Store.Apply(ctx, &engine.DeleteObject{Ref: ref}); derr != nil && !errors.Is(derr, engine.ErrNotFound) {
+			return errors.Join(err, fmt.Errorf("delete Agent %s: %w", ref.Name, derr))
+		}
+	}
+	if err != nil {
+		return err
 	}
 	fs := slices.DeleteFunc(slices.Clone(in.aci.Finalizers()), func(f string) bool { return f == finalizerACI })
 	return setFinalizers(ctx, o, in.aci, fs)
