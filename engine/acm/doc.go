@@ -16,6 +16,16 @@
 // are taken to the host, and the host's role, inventory hostname, stage
 // and state are written to the Agent's status.
 //
-// Not yet: InfraEnv spec changes after creation, clusterRef, NMStateConfigs,
-// Agent conditions and binding, deleting Agents, the cluster kinds.
+// A ClusterDeployment with its AgentClusterInstall, ClusterImageSet and
+// pull secret becomes a domain cluster (id: the ACI's uid) through the
+// Domain (engine/api.Domain: the REST API's own checks, commands and
+// events); Agents naming the ClusterDeployment (or whose InfraEnv's
+// clusterRef does) are bound to it; the installation starts by itself
+// once the required Agents are approved and the cluster is ready; the
+// ACI's and Agents' statuses get upstream's conditions; on completion the
+// ClusterDeployment is installed with its admin Secrets; the ACI's
+// ai-deprovision finalizer deregisters the cluster.
+//
+// Not yet: spec changes after creation, NMStateConfigs, agentSelector,
+// unbinding, manifests, BareMetalHost duties.
 package acm
