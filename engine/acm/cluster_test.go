@@ -189,3 +189,26 @@ func TestClusterDeploymentController(t *testing.T) {
 		return !aci && !c && !h && !a
 	})
 }
+
+// A host whose Agent carries the labels a ClusterDeployment's
+// agentSelector selects (its InfraEnv's agentLabels) is bound to that
+// ClusterDeployment's cluster.
+func TestAgentSelectorBinds(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"},
+		"platform":{"agentBareMetal":{"agentSelector":{"matchLabels":{"cluster-name":"c1"}}}}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
+		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
+	waitFor(t, s, "the cluster", func(m *engine.Model) bool { _, ok := m.Cluster(aciUID); return ok })
+	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid,
+		`{"spec":{"pullSecretRef":{"name":"ps"},"agentLabels":{"cluster-name":"c1"}}}`)
+	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
+	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
+	waitFor(t, s, "the host bound by the agentSelector", func(m *engine.Model) bool {
+		h, _ := m.Host(hostID)
+		return h.ClusterID == aciUID
+	})
+}

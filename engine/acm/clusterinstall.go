@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/rackboot/rackboot/engine"
 )
 
@@ -19,7 +22,8 @@ type clusterRef struct {
 }
 
 // wantedCD is the ClusterDeployment an Agent is to be bound to: its
-// spec.clusterDeploymentName, else its InfraEnv's spec.clusterRef.
+// spec.clusterDeploymentName, else its InfraEnv's spec.clusterRef, else
+// the one whose agentSelector selects it.
 func wantedCD(m *engine.Model, agent engine.Object) (clusterRef, bool) {
 	var s struct {
 		CD *clusterRef `json:"clusterDeploymentName"`
@@ -32,10 +36,39 @@ func wantedCD(m *engine.Model, agent engine.Object) (clusterRef, bool) {
 	}
 	ie, ok := m.Object(engine.ObjectRef{Group: groupAgent, Kind: kindInfraEnv, Namespace: agent.Namespace,
 		Name: agent.Labels[labelInfraEnv]}.Key())
-	if !ok {
-		return clusterRef{}, false
+	if ok {
+		if cr, ok := infraEnvClusterRef(ie); ok {
+			return cr, true
+		}
 	}
-	return infraEnvClusterRef(ie)
+	return selectingCD(m, agent)
+}
+
+// selectingCD is the ClusterDeployment of the Agent's namespace whose
+// spec.platform.agentBareMetal.agentSelector selects the Agent's labels
+// (an empty selector selects none).
+func selectingCD(m *engine.Model, agent engine.Object) (clusterRef, bool) {
+	for cd := range m.Objects(groupHive, kindCD, agent.Namespace) {
+		var s struct {
+			Platform struct {
+				AgentBareMetal struct {
+					AgentSelector *metav1.LabelSelector `json:"agentSelector"`
+				} `json:"agentBareMetal"`
+			} `json:"platform"`
+		}
+		if decodeSpec(cd, &s) != nil {
+			continue
+		}
+		ls := s.Platform.AgentBareMetal.AgentSelector
+		if ls == nil || len(ls.MatchLabels)+len(ls.MatchExpressions) == 0 {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(ls)
+		if err == nil && sel.Matches(labels.Set(agent.Labels)) {
+			return clusterRef{Name: cd.Name, Namespace: cd.Namespace}, true
+		}
+	}
+	return clusterRef{}, false
 }
 
 // infraEnvClusterRef is an InfraEnv's spec.clusterRef.

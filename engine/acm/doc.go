@@ -20,12 +20,12 @@
 // pull secret becomes a domain cluster (id: the ACI's uid) through the
 // Domain (engine/api.Domain: the REST API's own checks, commands and
 // events); Agents naming the ClusterDeployment (or whose InfraEnv's
-// clusterRef does) are bound to it; the installation starts by itself
+// clusterRef does, or whose labels its agentSelector selects) are bound
+// to it; the installation starts by itself
 // once the required Agents are approved and the cluster is ready; the
 // ACI's and Agents' statuses get upstream's conditions; on completion the
 // ClusterDeployment is installed with its admin Secrets; the ACI's
 // ai-deprovision finalizer deregisters the cluster.
 //
-// Not yet: spec changes after creation, NMStateConfigs, agentSelector,
-// unbinding, manifests, BareMetalHost duties.
+// Not yet: spec changes after creation, NMStateConfigs, unbinding, manifests, BareMetalHost duties.
 package acm
