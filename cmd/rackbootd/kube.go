@@ -17,7 +17,7 @@ import (
 func (d *daemon) newKube() error {
 	h, err := kubeapi.New(kubeapi.Options{
 		Store: d.store, AdminToken: d.apiOpts.AdminToken, Keys: d.apiOpts.Keys,
-		Sealer: d.bmh.sealer, Log: d.log.With("service", "kubeapi"),
+		Sealer: d.bmh.sealer, Log: d.log.With("service", "kubeapi"), Admit: acm.Admission(d.store),
 	})
 	if err != nil {
 		return fmt.Errorf("kube API: %w", err)

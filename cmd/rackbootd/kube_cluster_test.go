@@ -109,6 +109,10 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 		"Normal", "HostRegistrationSucceeded", "Host "+hostID+": Successfully registered")
 	wantRow(t, "get events", k.must("get", "events", "-n", "sno1", "--field-selector", "involvedObject.kind=AgentClusterInstall"),
 		"sno1.", "Normal", "ClusterStatusUpdated", "Updated status of the cluster to ready")
+	// As upstream's webhook: the ACI's spec is immutable once installing.
+	k.fails(`Error from server (Forbidden): admission webhook "agentclusterinstallvalidators.admission.agentinstall.openshift.io" denied the request: `+
+		`Attempted to change AgentClusterInstall.Spec which is immutable after install started, except for ClusterMetadata fields.`,
+		"patch", "aci", "sno1", "-n", "sno1", "--type", "merge", "-p", `{"spec":{"sshPublicKey":"ssh-ed25519 AAAA other"}}`)
 	d.waitHost(ieID, hostID, "installing")
 	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="Installed")].reason}=InstallationInProgress`,
 		"agent/"+hostID, "-n", "sno1", "--timeout=60s")

@@ -98,6 +98,12 @@ func (h *Handler) admit(req *request, obj map[string]any, cur *engine.Object, cu
 	if res.Group == "" {
 		o.Generation = 0
 	}
+	if h.opts.Admit != nil {
+		if err := h.opts.Admit(cur, o); err != nil {
+			return write{}, newStatus(http.StatusForbidden, metav1.StatusReasonForbidden,
+				fmt.Sprintf("admission webhook %q denied the request: %v", webhookName(res), err), details(res, name))
+		}
+	}
 	return write{obj: o, ifRevision: rv}, nil
 }
 
@@ -156,6 +162,12 @@ func (h *Handler) identity(req *request, md map[string]any, create bool) (name, 
 			fmt.Sprintf("Invalid value: %q: %s", name, strings.Join(msgs, "; ")), metav1.CauseTypeFieldValueInvalid})
 	}
 	return name, ns, nil
+}
+
+// webhookName is upstream's validating webhook of res's kind, named in a
+// refusal as the API server names the webhook that denied a request.
+func webhookName(res *Resource) string {
+	return strings.ToLower(res.Kind) + "validators.admission.agentinstall.openshift.io"
 }
 
 // noNewFinalizers refuses, as the API server does, a finalizer added to

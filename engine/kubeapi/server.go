@@ -33,6 +33,11 @@ type Options struct {
 	Now func() time.Time
 	// Log receives request failures (nil: discarded).
 	Log *slog.Logger
+	// Admit is the domain's admission of a write (engine/acm.Admission):
+	// cur is the stored object (nil on create), next what would replace
+	// it. An error refuses the write (403, as a denying admission
+	// webhook) and nothing is written. nil: every write is admitted.
+	Admit func(cur *engine.Object, next engine.Object) error
 }
 
 // DefaultWatchWindow is the watch cache's default size.
