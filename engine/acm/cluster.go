@@ -27,6 +27,7 @@ type Domain interface {
 	// CreateCluster registers the cluster p describes with id; bad input
 	// wraps engine.ErrInvalid and writes nothing.
 	CreateCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error)
+	UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error
 	BindHost(ctx context.Context, hostID, clusterID string) error
 	InstallCluster(ctx context.Context, id string) error
 	DeleteCluster(ctx context.Context, id string) error
@@ -148,6 +149,8 @@ func reconcileInstall(ctx context.Context, o Options, in install) error {
 			return writeACIStatus(ctx, o, in, syncError(err))
 		}
 		o.Log.Info("AgentClusterInstall created its cluster", "cluster", id, "name", in.aci.Namespace+"/"+in.aci.Name)
+	} else if err := syncSpec(ctx, o, in); err != nil {
+		return writeACIStatus(ctx, o, in, syncError(err))
 	}
 	if err := bindAgents(ctx, o, in); err != nil {
 		return writeACIStatus(ctx, o, in, syncError(err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/rackboot/rackboot/engine"
@@ -210,5 +211,36 @@ func TestAgentSelectorBinds(t *testing.T) {
 	waitFor(t, s, "the host bound by the agentSelector", func(m *engine.Model) bool {
 		h, _ := m.Host(hostID)
 		return h.ClusterID == aciUID
+	})
+}
+
+// Before the installation starts, a change of the ACI's spec is taken to
+// the cluster (holdInstallation, sshPublicKey).
+func TestACISpecChangeTakenToCluster(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
+		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
+	ref := engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}
+	waitFor(t, s, "the cluster synced", func(m *engine.Model) bool {
+		o, _ := m.Object(ref.Key())
+		_, ok := m.Cluster(aciUID)
+		return ok && strings.Contains(string(o.Body), `"rackboot.io/synced-generation"`)
+	})
+	var o engine.Object
+	s.Read(func(m *engine.Model) { o, _ = m.Object(ref.Key()) })
+	var b map[string]any
+	_ = json.Unmarshal(o.Body, &b)
+	sp := b["spec"].(map[string]any)
+	sp["holdInstallation"], sp["sshPublicKey"] = true, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOmN2oqCA8Hf0ADq0MFoZyxuyV0U1d4H0ADTbPjkpfu0 k"
+	o.Body, _ = json.Marshal(b)
+	o.Generation++
+	apply(t, s, &engine.PutObject{Object: o, IfRevision: o.Revision})
+	waitFor(t, s, "the change on the cluster", func(m *engine.Model) bool {
+		c, _ := m.Cluster(aciUID)
+		return c.HoldInstallation && strings.HasSuffix(c.SSHPublicKey, " k")
 	})
 }

@@ -27,5 +27,7 @@
 // ClusterDeployment is installed with its admin Secrets; the ACI's
 // ai-deprovision finalizer deregisters the cluster.
 //
-// Not yet: spec changes after creation, NMStateConfigs, unbinding, manifests, BareMetalHost duties.
+// spec changes before the installation are taken to the cluster.
+//
+// Not yet: InfraEnv spec changes, NMStateConfigs, unbinding, manifests, BareMetalHost duties.
 package acm

@@ -270,11 +270,19 @@ func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
+	if err := s.changeCluster(r.Context(), id, p); err != nil {
+		return err
+	}
+	return s.writeCluster(w, http.StatusCreated, id)
+}
+
+// changeCluster checks p and updates cluster id (and its pull secret),
+// with its event; bad input writes nothing.
+func (s *server) changeCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error {
 	cp, err := clusterPatch(p)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
 	var ok bool
 	s.store.Read(func(m *engine.Model) { _, ok = m.Cluster(id) })
 	if !ok {
@@ -300,10 +308,7 @@ func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	c, _ := res.(engine.Cluster)
 	s.event(ctx, engine.Event{Name: "cluster_updated", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Cluster %s was updated", c.Name)})
-	if err := s.refreshCluster(ctx, id); err != nil {
-		return err
-	}
-	return s.writeCluster(w, http.StatusCreated, id)
+	return s.refreshCluster(ctx, id)
 }
 
 func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

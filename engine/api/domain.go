@@ -52,6 +52,12 @@ func (d *Domain) CreateCluster(ctx context.Context, p models.ClusterCreateParams
 	return id, domainErr(err)
 }
 
+// UpdateCluster changes cluster id as PATCH /clusters/{id} does (the
+// same checks; bad input wraps engine.ErrInvalid and writes nothing).
+func (d *Domain) UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error {
+	return domainErr(d.s.changeCluster(ctx, id, p))
+}
+
 // BindHost binds host id (of its infra-env) to cluster clusterID, as the
 // bind action does.
 func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {
