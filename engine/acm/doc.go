@@ -21,13 +21,13 @@
 // Domain (engine/api.Domain: the REST API's own checks, commands and
 // events); Agents naming the ClusterDeployment (or whose InfraEnv's
 // clusterRef does, or whose labels its agentSelector selects) are bound
-// to it; the installation starts by itself
-// once the required Agents are approved and the cluster is ready; the
-// ACI's and Agents' statuses get upstream's conditions; on completion the
-// ClusterDeployment is installed with its admin Secrets; the ACI's
+// to it; spec changes before the installation are taken to the cluster
+// (Admission refuses them after its start); the installation starts by
+// itself once the required Agents are approved and the cluster is ready;
+// the ACI's and Agents' statuses get upstream's conditions; on completion
+// the ClusterDeployment is installed with its admin Secrets; the ACI's
 // ai-deprovision finalizer deregisters the cluster.
 //
-// spec changes before the installation are taken to the cluster.
-//
-// Not yet: InfraEnv spec changes, NMStateConfigs, unbinding, manifests, BareMetalHost duties.
+// Not yet: InfraEnv spec changes, NMStateConfigs, unbinding, manifests,
+// BareMetalHost duties.
 package acm
