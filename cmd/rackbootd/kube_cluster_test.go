@@ -59,6 +59,16 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 		"Failed\tThe installation has not failed",
 		"Stopped\tThe installation is waiting to start or in progress")
 	wantLines(t, "the ACI's state", k.must("get", "aci", "sno1", "-n", "sno1"), "NAME   CLUSTER   STATE", "sno1   sno1      insufficient")
+	// The cluster (its id is the ACI's uid) has the ConfigMap's manifest.
+	clusterID := k.must("get", "aci", "sno1", "-n", "sno1", "-o", "jsonpath={.metadata.uid}")
+	var mfs []struct {
+		Folder   string `json:"folder"`
+		FileName string `json:"file_name"`
+	}
+	d.doJSON("GET", "/clusters/"+clusterID+"/manifests", "Authorization: Bearer "+d.adminToken(), "", 200, &mfs)
+	if len(mfs) != 1 || mfs[0].Folder != "openshift" || mfs[0].FileName != "99_master_kernel_arg.yaml" {
+		t.Errorf("the cluster's manifests: %+v", mfs)
+	}
 
 	// The InfraEnv's image is made once its cluster exists; a host boots
 	// it and registers with the script URL's agent token.

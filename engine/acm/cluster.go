@@ -28,6 +28,7 @@ type Domain interface {
 	// wraps engine.ErrInvalid and writes nothing.
 	CreateCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error)
 	UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error
+	PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error
 	BindHost(ctx context.Context, hostID, clusterID string) error
 	InstallCluster(ctx context.Context, id string) error
 	DeleteCluster(ctx context.Context, id string) error
@@ -150,6 +151,9 @@ func reconcileInstall(ctx context.Context, o Options, in install) error {
 		}
 		o.Log.Info("AgentClusterInstall created its cluster", "cluster", id, "name", in.aci.Namespace+"/"+in.aci.Name)
 	} else if err := syncSpec(ctx, o, in); err != nil {
+		return writeACIStatus(ctx, o, in, syncError(err))
+	}
+	if err := syncManifests(ctx, o, in); err != nil {
 		return writeACIStatus(ctx, o, in, syncError(err))
 	}
 	if err := bindAgents(ctx, o, in); err != nil {

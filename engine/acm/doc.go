@@ -21,13 +21,14 @@
 // Domain (engine/api.Domain: the REST API's own checks, commands and
 // events); Agents naming the ClusterDeployment (or whose InfraEnv's
 // clusterRef does, or whose labels its agentSelector selects) are bound
-// to it; spec changes before the installation are taken to the cluster
+// to it; spec changes before the installation (and the manifests of its
+// ConfigMaps) are taken to the cluster
 // (Admission refuses them after its start); the installation starts by
 // itself once the required Agents are approved and the cluster is ready;
 // the ACI's and Agents' statuses get upstream's conditions; on completion
 // the ClusterDeployment is installed with its admin Secrets; the ACI's
 // ai-deprovision finalizer deregisters the cluster.
 //
-// Not yet: InfraEnv spec changes, NMStateConfigs, unbinding, manifests,
+// Not yet: InfraEnv spec changes, NMStateConfigs, unbinding,
 // BareMetalHost duties.
 package acm

@@ -58,6 +58,13 @@ func (d *Domain) UpdateCluster(ctx context.Context, id string, p models.V2Cluste
 	return domainErr(d.s.changeCluster(ctx, id, p))
 }
 
+// PutManifest stores a custom manifest of cluster id (base64 content) as
+// POST /clusters/{id}/manifests does (the same checks).
+func (d *Domain) PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error {
+	_, err := d.s.storeManifest(ctx, id, p)
+	return domainErr(err)
+}
+
 // BindHost binds host id (of its infra-env) to cluster clusterID, as the
 // bind action does.
 func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {

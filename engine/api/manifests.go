@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -93,21 +94,30 @@ func (s *server) createManifest(w http.ResponseWriter, r *http.Request, _ auth.P
 	if err := decode(w, r, 2*engine.MaxManifestSize, &p); err != nil {
 		return err
 	}
-	mf, err := checkManifest(p)
+	mf, err := s.storeManifest(r.Context(), id, p)
 	if err != nil {
 		return err
 	}
-	if err := s.readEditable(id); err != nil {
-		return err
+	writeJSON(w, http.StatusCreated, models.Manifest{FileName: mf.FileName, Folder: mf.Folder})
+	return nil
+}
+
+// storeManifest checks p and stores it as a custom manifest of cluster
+// id, which must not be installing, with its event.
+func (s *server) storeManifest(ctx context.Context, id string, p models.CreateManifestParams) (engine.Manifest, error) {
+	mf, err := checkManifest(p)
+	if err != nil {
+		return mf, err
 	}
-	ctx := r.Context()
+	if err := s.readEditable(id); err != nil {
+		return mf, err
+	}
 	if _, err := s.store.Apply(ctx, &engine.PutManifest{ClusterID: id, Manifest: mf}); err != nil {
-		return fmt.Errorf("store manifest: %w", err)
+		return mf, fmt.Errorf("store manifest: %w", err)
 	}
 	s.event(ctx, engine.Event{Name: "cluster_manifest_created", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Custom manifest %s/%s was stored", mf.Folder, mf.FileName)})
-	writeJSON(w, http.StatusCreated, models.Manifest{FileName: mf.FileName, Folder: mf.Folder})
-	return nil
+	return mf, nil
 }
 
 func (s *server) deleteManifest(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
