@@ -141,6 +141,15 @@ func reconcileInstall(ctx context.Context, o Options, in install) error {
 	}
 	var exists bool
 	o.Store.Read(func(m *engine.Model) { _, exists = m.Cluster(id) })
+	if exists && !in.cdOK {
+		// As upstream: deleting the ClusterDeployment deletes its
+		// AgentClusterInstall (whose finalizer then deregisters).
+		_, err := o.Store.Apply(ctx, &engine.DeleteObject{Ref: in.aci.ObjectRef, IfRevision: in.aci.Revision})
+		if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
 	if !exists {
 		p, err := clusterParams(o, in)
 		if err == nil {

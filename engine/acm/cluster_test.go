@@ -193,7 +193,8 @@ func TestClusterDeploymentController(t *testing.T) {
 
 // A host whose Agent carries the labels a ClusterDeployment's
 // agentSelector selects (its InfraEnv's agentLabels) is bound to that
-// ClusterDeployment's cluster.
+// ClusterDeployment's cluster; deleting the ClusterDeployment deletes
+// its ACI and cluster.
 func TestAgentSelectorBinds(t *testing.T) {
 	s, _ := clusterEnv(t)
 	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
@@ -211,6 +212,15 @@ func TestAgentSelectorBinds(t *testing.T) {
 	waitFor(t, s, "the host bound by the agentSelector", func(m *engine.Model) bool {
 		h, _ := m.Host(hostID)
 		return h.ClusterID == aciUID
+	})
+
+	// Deleting the ClusterDeployment deletes its ACI, whose finalizer
+	// deregisters the cluster.
+	apply(t, s, &engine.DeleteObject{Ref: engine.ObjectRef{Group: "hive.openshift.io", Kind: "ClusterDeployment", Namespace: "ns", Name: "c1"}})
+	waitFor(t, s, "the ACI and its cluster gone", func(m *engine.Model) bool {
+		_, aci := m.Object(engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}.Key())
+		_, c := m.Cluster(aciUID)
+		return !aci && !c
 	})
 }
 
