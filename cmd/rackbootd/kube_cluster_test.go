@@ -91,6 +91,11 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 		"Validated\tThe cluster's validations are passing",
 		"RequirementsMet\tThe installation is pending on the approval of 1 agents",
 		"Completed\tThe installation has not yet started")
+	// One control-plane Agent discovered, none ready (not approved).
+	if got := k.must("get", "aci", "sno1", "-n", "sno1", "-o",
+		"jsonpath={.status.controlPlaneAgentsDiscovered}/{.status.controlPlaneAgentsReady}"); got != "1/" {
+		t.Errorf("controlPlaneAgentsDiscovered/Ready %q, want 1/", got)
+	}
 	wantLines(t, "the Agent before its approval", k.must(agentConditions...),
 		"sno1\n", "SpecSynced\tThe Spec has been successfully applied",
 		"Connected\tThe agent's connection to the installation service is unimpaired",

@@ -208,9 +208,18 @@ func aciStatus(o Options, m *engine.Model, c engine.Cluster, s aciSpec, valid ma
 			cond("Stopped", "False", "InstallationNotStopped", "The installation is waiting to start or in progress"))
 	}
 	var sum, n int
+	counts := map[string]int{}
 	for h := range m.HostsOfCluster(c.ID) {
 		sum += h.Progress.InstallationPercentage
 		n++
+		pool := "worker"
+		if h.Role == "master" || h.Role == "bootstrap" || h.Role == "" && c.ControlPlaneCount == 1 {
+			pool = "controlPlane"
+		}
+		counts[pool+"AgentsDiscovered"]++
+		if h.Approved && h.Status == "known" {
+			counts[pool+"AgentsReady"]++
+		}
 	}
 	pct := 0
 	if c.Status == engine.ClusterStatusInstalled {
@@ -218,12 +227,16 @@ func aciStatus(o Options, m *engine.Model, c engine.Cluster, s aciSpec, valid ma
 	} else if n > 0 {
 		pct = sum / n
 	}
-	return map[string]any{
+	st := map[string]any{
 		"conditions": conds,
 		"debugInfo": map[string]any{"state": c.Status, "stateInfo": info,
 			"eventsURL": o.ServiceURL + basePath + "/events?cluster_id=" + c.ID},
 		"progress": map[string]any{"totalPercentage": pct},
 	}
+	for k, v := range counts { // upstream's omitempty counts
+		st[k] = v
+	}
+	return st
 }
 
 // validated is upstream's Validated condition: the cluster's own failing
