@@ -10,6 +10,7 @@ import (
 	"reflect"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/models"
 )
 
 // kindAgent is upstream's Agent.
@@ -28,7 +29,8 @@ func hostSpec(h engine.Host) agentSpec {
 	if role == "" {
 		role = "auto-assign"
 	}
-	return agentSpec{Approved: h.Approved, Role: role, Hostname: h.RequestedHostname}
+	return agentSpec{Approved: h.Approved, Role: role, Hostname: h.RequestedHostname,
+		InstallationDiskID: h.InstallationDiskID, IgnitionConfigOverrides: h.IgnitionOverride}
 }
 
 // agentPair is a host registered from an InfraEnv's infra-env, its
@@ -71,9 +73,11 @@ func reconcileAgents(ctx context.Context, o Options, ies []engine.Object) {
 
 // agentSpec is the part of an Agent's spec taken to the host.
 type agentSpec struct {
-	Approved bool   `json:"approved"`
-	Role     string `json:"role,omitempty"`
-	Hostname string `json:"hostname,omitempty"`
+	Approved                bool   `json:"approved"`
+	Role                    string `json:"role,omitempty"`
+	Hostname                string `json:"hostname,omitempty"`
+	InstallationDiskID      string `json:"installation_disk_id,omitempty"`
+	IgnitionConfigOverrides string `json:"ignitionConfigOverrides,omitempty"`
 }
 
 func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
@@ -107,18 +111,22 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 		synced = hostSpec(p.host)
 	}
 	host := hostSpec(p.host)
+	var syncErr error
 	switch {
 	case spec != synced:
-		if err := toHost(ctx, o, p.host, spec); err != nil {
-			return err
+		if syncErr = toHost(ctx, o, p.host, spec); syncErr == nil {
+			synced = spec
+		} else if !errors.Is(syncErr, engine.ErrInvalid) {
+			return syncErr
 		}
-		synced = spec
 	case host != synced:
 		sp, _ := body["spec"].(map[string]any)
 		if sp == nil {
 			sp = map[string]any{}
 		}
 		sp["approved"], sp["role"], sp["hostname"] = host.Approved, host.Role, host.Hostname
+		setOrDrop(sp, "installation_disk_id", host.InstallationDiskID)
+		setOrDrop(sp, "ignitionConfigOverrides", host.IgnitionConfigOverrides)
 		body["spec"] = sp
 		synced = host
 	}
@@ -126,6 +134,10 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	ann[annotationSynced] = string(sb)
 	md["annotations"] = ann
 	st := agentStatus(p.host)
+	if syncErr != nil { // the user's spec is refused: upstream's InputError
+		conds := st["conditions"].([]any)
+		conds[0] = syncError(syncErr)
+	}
 	old, _ := p0["status"].(map[string]any)
 	st["conditions"] = stamp(old, st["conditions"].([]any), o.Now())
 	before := normal(map[string]any{"spec": p0["spec"], "status": p0["status"], "metadata": p0["metadata"]})
@@ -150,24 +162,41 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	return err
 }
 
-// toHost takes what the user set on the Agent to the host.
+// setOrDrop sets sp[k] to v, or drops it when v is "".
+func setOrDrop(sp map[string]any, k, v string) {
+	if v == "" {
+		delete(sp, k)
+	} else {
+		sp[k] = v
+	}
+}
+
+// toHost takes what the user set on the Agent to the host through the
+// domain (the REST API's host update and its checks).
 func toHost(ctx context.Context, o Options, h engine.Host, s agentSpec) error {
-	var patch engine.HostPatch
+	var p models.HostUpdateParams
+	cur := hostSpec(h)
 	changed := false
-	if s.Approved != h.Approved {
-		patch.Approved, changed = &s.Approved, true
+	if s.Approved != cur.Approved {
+		p.Approved, changed = &s.Approved, true
 	}
-	if s.Role != "" && s.Role != hostSpec(h).Role {
-		patch.Role, changed = &s.Role, true
+	if s.Role != "" && s.Role != cur.Role {
+		p.HostRole, changed = &s.Role, true
 	}
-	if s.Hostname != h.RequestedHostname {
-		patch.RequestedHostname, changed = &s.Hostname, true
+	if s.Hostname != cur.Hostname && s.Hostname != "" {
+		p.HostName, changed = &s.Hostname, true
+	}
+	if s.InstallationDiskID != cur.InstallationDiskID && s.InstallationDiskID != "" {
+		id := s.InstallationDiskID
+		p.DisksSelectedConfig, changed = []models.DiskConfig{{ID: &id, Role: "install"}}, true
+	}
+	if s.IgnitionConfigOverrides != cur.IgnitionConfigOverrides {
+		p.IgnitionConfigOverrides, changed = &s.IgnitionConfigOverrides, true
 	}
 	if !changed {
 		return nil
 	}
-	_, err := o.Store.Apply(ctx, &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch})
-	if err != nil {
+	if err := o.Domain.UpdateHost(ctx, h.ID, p); err != nil {
 		return fmt.Errorf("update host: %w", err)
 	}
 	o.Log.Info("Agent spec taken to the host", "host", h.ID, "infra_env", h.InfraEnvID)

@@ -29,6 +29,7 @@ type Domain interface {
 	CreateCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error)
 	UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error
 	PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error
+	UpdateHost(ctx context.Context, id string, p models.HostUpdateParams) error
 	BindHost(ctx context.Context, hostID, clusterID string) error
 	InstallCluster(ctx context.Context, id string) error
 	DeleteCluster(ctx context.Context, id string) error
@@ -91,9 +92,6 @@ type install struct {
 // the requirements are met and writes the ACI's status; a domain cluster
 // whose ACI is gone is deregistered.
 func reconcileClusters(ctx context.Context, o Options) {
-	if o.Domain == nil {
-		return
-	}
 	var ins []install
 	o.Store.Read(func(m *engine.Model) {
 		for aci := range m.Objects(groupHiveExt, kindACI, "") {

@@ -16,6 +16,16 @@ import (
 
 const aciUID = "7d1c0a52-3e4f-4b6a-9c8d-1e2f3a4b5c6d"
 
+// domain is the REST API's domain over s.
+func domain(t *testing.T, s *enginetest.Store, keys *auth.KeyRing) *api.Domain {
+	t.Helper()
+	dom, err := api.NewDomain(api.Options{Store: s, AdminToken: "admin", Keys: keys, ServiceURL: "http://10.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dom
+}
+
 // clusterEnv runs the controller with the REST API's domain over a store
 // holding namespace ns with a pull secret Secret.
 func clusterEnv(t *testing.T) (*enginetest.Store, *engine.Sealer) {
@@ -26,10 +36,7 @@ func clusterEnv(t *testing.T) (*enginetest.Store, *engine.Sealer) {
 	if _, err := keys.Generate(); err != nil {
 		t.Fatal(err)
 	}
-	dom, err := api.NewDomain(api.Options{Store: s, AdminToken: "admin", Keys: keys, ServiceURL: "http://10.0.0.1:8080"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dom := domain(t, s, keys)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

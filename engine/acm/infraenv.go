@@ -38,8 +38,8 @@ type Options struct {
 	Sealer     *engine.Sealer
 	Keys       Signer
 	ServiceURL string // the REST API's base URL, as hosts reach it
-	// Domain registers, binds and installs clusters (engine/api.Domain);
-	// nil: the cluster kinds are not reconciled.
+	// Domain registers, binds and installs clusters and updates hosts
+	// (engine/api.Domain); required.
 	Domain Domain
 	Now    func() time.Time
 	Log    *slog.Logger
@@ -48,6 +48,9 @@ type Options struct {
 // Run reconciles the InfraEnvs and Agents now and after every change of
 // an object, a host or an infra-env, until ctx is done.
 func Run(ctx context.Context, o Options) error {
+	if o.Domain == nil {
+		return errors.New("acm: no domain")
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}

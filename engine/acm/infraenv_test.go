@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func TestInfraEnvController(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- acm.Run(ctx, acm.Options{Store: s, Sealer: sealer, Keys: keys, ServiceURL: "http://10.0.0.1:8080"})
+		done <- acm.Run(ctx, acm.Options{Store: s, Sealer: sealer, Keys: keys, Domain: domain(t, s, keys), ServiceURL: "http://10.0.0.1:8080"})
 	}()
 	defer func() { cancel(); <-done }()
 
@@ -140,7 +141,7 @@ func TestAgentsForHosts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- acm.Run(ctx, acm.Options{Store: s, Sealer: sealer, Keys: keys, ServiceURL: "http://x"})
+		done <- acm.Run(ctx, acm.Options{Store: s, Sealer: sealer, Keys: keys, Domain: domain(t, s, keys), ServiceURL: "http://x"})
 	}()
 	defer func() { cancel(); <-done }()
 
@@ -184,6 +185,55 @@ func TestAgentsForHosts(t *testing.T) {
 	s.Read(func(m *engine.Model) {
 		if h, _ := m.Host(hostID); !h.Approved || h.Role != "master" {
 			t.Errorf("host approved %v role %q", h.Approved, h.Role)
+		}
+	})
+}
+
+// An Agent's ignitionConfigOverrides goes to its host through the REST
+// API's host update; one the domain refuses leaves the host as it was and
+// is the Agent's SpecSynced False InputError.
+func TestAgentOverridesToHost(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
+	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
+	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
+	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
+	setSpec := func(k string, v any) { // as kubectl patch: again on a conflict
+		t.Helper()
+		for {
+			var a engine.Object
+			var b map[string]any
+			s.Read(func(m *engine.Model) { a, b, _ = agentOf(m) })
+			b["spec"].(map[string]any)[k] = v
+			a.Body, _ = json.Marshal(b)
+			_, err := s.Apply(context.Background(), &engine.PutObject{Object: a, IfRevision: a.Revision})
+			if !errors.Is(err, engine.ErrConflict) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+	}
+	const good = `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/x","contents":{"source":"data:,x"}}]}}`
+	setSpec("ignitionConfigOverrides", good)
+	waitFor(t, s, "the override on the host", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.IgnitionOverride == good })
+
+	setSpec("ignitionConfigOverrides", `{"ignition":`)
+	waitFor(t, s, "SpecSynced InputError", func(m *engine.Model) bool {
+		_, b, _ := agentOf(m)
+		st, _ := b["status"].(map[string]any)
+		conds, _ := st["conditions"].([]any)
+		if len(conds) == 0 {
+			return false
+		}
+		c := conds[0].(map[string]any)
+		return c["type"] == "SpecSynced" && c["status"] == "False" && c["reason"] == "InputError" &&
+			strings.HasPrefix(c["message"].(string), "The Spec could not be synced due to an input error: ")
+	})
+	s.Read(func(m *engine.Model) {
+		if h, _ := m.Host(hostID); h.IgnitionOverride != good {
+			t.Errorf("the refused override reached the host: %q", h.IgnitionOverride)
 		}
 	})
 }

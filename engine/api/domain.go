@@ -65,6 +65,18 @@ func (d *Domain) PutManifest(ctx context.Context, id string, p models.CreateMani
 	return domainErr(err)
 }
 
+// UpdateHost changes host id as PATCH /infra-envs/{ie}/hosts/{id} does
+// (the same checks: role, hostname, installation disk, Ignition
+// overrides; bad input wraps engine.ErrInvalid and writes nothing).
+func (d *Domain) UpdateHost(ctx context.Context, id string, p models.HostUpdateParams) error {
+	var ie string
+	d.s.store.Read(func(m *engine.Model) {
+		h, _ := m.Host(id)
+		ie = h.InfraEnvID
+	})
+	return domainErr(d.s.changeHost(ctx, ie, id, p))
+}
+
 // BindHost binds host id (of its infra-env) to cluster clusterID, as the
 // bind action does.
 func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {

@@ -91,6 +91,15 @@ func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
+	if err := s.changeHost(r.Context(), ie, id, p); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusCreated, ie, id)
+}
+
+// changeHost checks p and updates host id of infra-env ie, with its
+// event, and re-evaluates it; bad input writes nothing.
+func (s *server) changeHost(ctx context.Context, ie, id string, p models.HostUpdateParams) error {
 	h, err := s.host(ie, id)
 	if err != nil {
 		return err
@@ -99,7 +108,6 @@ func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
 	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: patch}); err != nil {
 		return fmt.Errorf("update host: %w", err)
 	}
@@ -107,10 +115,7 @@ func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 		s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie,
 			HostID: id, Message: fmt.Sprintf("Host %s: %s", s.hostName(h), strings.Join(changes, ", "))})
 	}
-	if err := s.refreshHost(ctx, id); err != nil {
-		return err
-	}
-	return s.writeHost(w, http.StatusCreated, ie, id)
+	return s.refreshHost(ctx, id)
 }
 
 // hostPatch checks p against h and returns the engine patch and a
