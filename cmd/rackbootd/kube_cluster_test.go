@@ -103,6 +103,12 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 		"Installed\tThe installation has not yet started",
 		"Bound\tThe agent is bound to a cluster deployment")
 
+	// The Agent's inventory in upstream's fields.
+	if got := k.must("get", "agent", hostID, "-n", "sno1", "-o", `jsonpath={.status.inventory.cpu.count} {.status.inventory.memory.physicalBytes} `+
+		`{.status.inventory.systemVendor.manufacturer} {.status.inventory.interfaces[0].macAddress} {.status.inventory.disks[1].installationEligibility.eligible}`); got != "2 2147483648 QEMU 52:54:00:12:34:01 true" {
+		t.Errorf("the Agent's inventory: %q", got)
+	}
+
 	// Seed 002's approval: the installation starts by itself.
 	k.must("-n", "sno1", "patch", "agents.agent-install.openshift.io", hostID, "-p", `{"spec":{"approved":true}}`, "--type", "merge")
 	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="Completed")].reason}=InstallationInProgress`,

@@ -256,11 +256,11 @@ func agentStatus(h engine.Host) map[string]any {
 	if h.Role != "" {
 		st["role"] = h.Role
 	}
-	var inv struct {
-		Hostname string `json:"hostname"`
+	if inv := agentInventory(h.Inventory); len(inv) > 0 {
+		st["inventory"] = inv
 	}
-	if len(h.Inventory) > 0 && json.Unmarshal(h.Inventory, &inv) == nil && inv.Hostname != "" {
-		st["inventory"] = map[string]any{"hostname": inv.Hostname}
+	if h.InstallationDiskID != "" {
+		st["installation_disk_id"] = h.InstallationDiskID
 	}
 	return st
 }
