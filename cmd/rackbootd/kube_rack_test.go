@@ -93,6 +93,15 @@ func TestKubectlThroughFollower(t *testing.T) {
 	kf.must("-n", "kni21", "patch", "agents.agent-install.openshift.io", agentID, "-p", `{"spec":{"approved":true}}`, "--type", "merge")
 	waitRow("MODIFIED", "true")
 
+	// The leader's controller makes the ACI's cluster: SpecSynced seen
+	// through the follower, the cluster through another appliance's REST API.
+	wantLines(t, "ACI synced", kf.must("wait", "--for=condition=SpecSynced", "aci/kni21", "-n", "kni21", "--timeout=60s"),
+		"agentclusterinstall.extensions.hive.openshift.io/kni21 condition met")
+	uid := kf.must("get", "aci", "kni21", "-n", "kni21", "-o", "jsonpath={.metadata.uid}")
+	if code, b := other.admin("GET", "/api/assisted-install/v2/clusters/"+uid, nil); code != 200 || !strings.Contains(string(b), `"name":"kni21"`) {
+		t.Errorf("the ACI's cluster on %s: %d %s", other.httpAddr, code, b)
+	}
+
 	// Every appliance serves the objects, the sealed pull secret included.
 	for _, d := range ds {
 		k := kubeFor(t, d)
