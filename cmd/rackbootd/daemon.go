@@ -165,7 +165,7 @@ func (d *daemon) newTFTP() error {
 		return fmt.Errorf("tftp: %w", err)
 	}
 	d.tftpConn = conn
-	d.tftp = tftp.New(tftpFS(c.Root), tftp.Config{}, d.log.With("service", "tftp"))
+	d.tftp = tftp.New(tftpFS(c.Root), tftp.Config{MaxTransfersPerClient: c.MaxTransfersPerClient}, d.log.With("service", "tftp"))
 	return nil
 }
 
