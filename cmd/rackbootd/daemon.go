@@ -57,6 +57,10 @@ type daemon struct {
 	// imageSets are the configuration file's image sets, which the
 	// leader-side sync reads while a reload may replace them.
 	imageSets atomic.Pointer[[]config.ImageSet]
+	// osImages are the image sets the AgentServiceConfig adds
+	// (osimages.go); osImagesChanged asks the main loop to reload.
+	osImages        atomic.Pointer[[]config.ImageSet]
+	osImagesChanged chan struct{}
 
 	wg                     sync.WaitGroup
 	reloadsOK, reloadsFail atomic.Uint64
@@ -67,7 +71,8 @@ type daemon struct {
 // newDaemon builds every enabled service and opens its sockets, so that a
 // port in use fails before systemd hears that the daemon is ready.
 func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.LevelVar) (_ *daemon, err error) {
-	d := &daemon{cfg: ld.cfg, log: log, level: level, notify: notifier{log: log}, holder: boot.NewHolder(ld.catalog)}
+	d := &daemon{cfg: ld.cfg, log: log, level: level, notify: notifier{log: log}, holder: boot.NewHolder(ld.catalog),
+		osImagesChanged: make(chan struct{}, 1)}
 	d.imageSets.Store(&ld.cfg.ImageSets)
 	defer func() {
 		if err != nil {

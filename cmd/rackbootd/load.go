@@ -18,12 +18,14 @@ type loaded struct {
 // load reads the configuration file and builds its boot catalog. Every
 // error, the catalog's included, is a config.Errors naming its position.
 // With extract, the CoreOS image sets' PXE files are taken out of their
-// ISOs (prepareLive); without, only looked for.
-func load(path string, extract bool) (*loaded, error) {
+// ISOs (prepareLive); without, only looked for. extra are the image sets
+// the AgentServiceConfig adds (osimages.go).
+func load(path string, extract bool, extra ...config.ImageSet) (*loaded, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, err
 	}
+	warnings := addOSImageSets(cfg, extra)
 	if err := prepareLive(cfg, extract); err != nil {
 		return nil, err
 	}
@@ -32,7 +34,7 @@ func load(path string, extract bool) (*loaded, error) {
 	if err != nil {
 		return nil, locate(cfg, profiles, hosts, err)
 	}
-	ld := &loaded{cfg: cfg, catalog: cat}
+	ld := &loaded{cfg: cfg, catalog: cat, warnings: warnings}
 	for _, w := range cat.Warnings() {
 		ld.warnings = append(ld.warnings, cfg.ErrorAt(profileKey(cfg, w), "warning: %s", w).Error())
 	}

@@ -60,6 +60,8 @@ func (d *daemon) loop(path string, sigs <-chan os.Signal, errc <-chan error) err
 		select {
 		case <-ticks:
 			d.notify.watchdog()
+		case <-d.osImagesChanged:
+			d.reload(path)
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
 				d.reload(path)
