@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rackboot/rackboot/boot"
+	"github.com/rackboot/rackboot/boot/osimages"
 	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
 	"github.com/rackboot/rackboot/dhcp"
@@ -59,7 +60,7 @@ type daemon struct {
 	imageSets atomic.Pointer[[]config.ImageSet]
 	// osImages are the image sets the AgentServiceConfig adds
 	// (osimages.go); osImagesChanged asks the main loop to reload.
-	osImages        atomic.Pointer[[]config.ImageSet]
+	osImages        atomic.Pointer[[]osimages.Set]
 	osImagesChanged chan struct{}
 
 	wg                     sync.WaitGroup
@@ -74,6 +75,7 @@ func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.Le
 	d := &daemon{cfg: ld.cfg, log: log, level: level, notify: notifier{log: log}, holder: boot.NewHolder(ld.catalog),
 		osImagesChanged: make(chan struct{}, 1)}
 	d.imageSets.Store(&ld.cfg.ImageSets)
+	d.osImages.Store(&ld.osImages)
 	defer func() {
 		if err != nil {
 			d.close()

@@ -38,8 +38,8 @@ func osImage(version, arch, iso, rootfs string) string {
 // the mirror's files are downloaded under data_dir, and a host of an
 // infra-env of that architecture gets seed 001's script with the ISO's
 // kernel and the mirror's rootfs. An entry whose rootfs the mirror does
-// not have is left out; deleting the AgentServiceConfig removes the image
-// set.
+// not have is left out; a restart without the mirror serves the image set
+// from the start; deleting the AgentServiceConfig removes the image set.
 func TestAgentServiceConfigOSImagesBecomeCoreOSImageSets(t *testing.T) {
 	needKubectl(t)
 	m := coreostest.NewMirror(t)
@@ -77,6 +77,16 @@ func TestAgentServiceConfigOSImagesBecomeCoreOSImageSets(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(filepath.Join(d.dir, "state", "coreos", "osimages")); err != nil || len(ents) < 2 {
 		t.Errorf("data_dir/coreos/osimages: %v %v", ents, err)
+	}
+
+	// Restarted with the mirror gone, the appliance serves the image set
+	// from its start: the downloads and the sets are kept in data_dir.
+	mirror.Close()
+	d.stop()
+	d.start(nil)
+	d.waitNote("READY=1")
+	if got := d.get("/images/ocp-4.16-x86_64/rootfs.img"); got != string(m.Rootfs["x86_64"]) {
+		t.Errorf("rootfs after a restart: %d bytes, want the mirror's %d", len(got), len(m.Rootfs["x86_64"]))
 	}
 
 	k.must("delete", "agentserviceconfig", "agent")

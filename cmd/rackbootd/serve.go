@@ -21,7 +21,7 @@ func serve(path string, stderr io.Writer) error {
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
-	ld, err := load(path, true)
+	ld, err := load(path, true, savedOSImages)
 	if err != nil {
 		notifier{log: slog.New(slog.DiscardHandler)}.status("configuration invalid: " + firstLine(err))
 		return err
