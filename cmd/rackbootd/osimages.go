@@ -83,10 +83,10 @@ func (d *daemon) currentOSImages(*config.Config) []osimages.Set {
 
 // runOSImages follows the AgentServiceConfig on this node until ctx ends.
 func (d *daemon) runOSImages(ctx context.Context) {
+	dir := osImagesDir(d.cfg) // before the loop runs reloads; data_dir cannot change on reload
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		dir := osImagesDir(d.cfg) // data_dir cannot change on reload
 		f := &osimages.Fetcher{Dir: dir}
 		ascKey := engine.ObjectRef{Group: ascGroup, Kind: ascKind, Name: ascName}.Key()
 		last := "" // no osImages followed yet
