@@ -21,7 +21,7 @@ var errRestart = errors.New("restart rackbootd to apply")
 func (d *daemon) reload(path string) {
 	d.notify.reloading()
 	d.log.Info("reloading configuration", "config", path)
-	ld, err := load(path, true)
+	ld, err := load(path, true, d.currentOSImages)
 	if err == nil {
 		err = d.apply(ld)
 	}
