@@ -26,7 +26,7 @@ func (c *CreateInfraEnv) apply(tx *Tx) (any, error) {
 	if ie.Name == "" {
 		return nil, invalid("infra-env %s has no name", ie.ID)
 	}
-	if err := kargs.Check(KernelArgOps(ie.KernelArguments)); err != nil {
+	if err := kargs.Check(ie.KernelArguments); err != nil {
 		return nil, invalid("infra-env %s: %v", ie.ID, err)
 	}
 	if _, ok := tx.m.infraEnvs[ie.ID]; ok {
@@ -80,7 +80,7 @@ func (c *UpdateInfraEnv) apply(tx *Tx) (any, error) {
 		return nil, invalid("infra-env %s: empty name", c.ID)
 	}
 	if p.KernelArguments != nil {
-		if err := kargs.Check(KernelArgOps(*p.KernelArguments)); err != nil {
+		if err := kargs.Check(*p.KernelArguments); err != nil {
 			return nil, invalid("infra-env %s: %v", c.ID, err)
 		}
 	}
@@ -153,17 +153,4 @@ func isHex(r rune) bool {
 // any status).
 func statusAllowed(cur string, from []string) bool {
 	return len(from) == 0 || slices.Contains(from, cur)
-}
-
-// KernelArgOps is an infra-env's kernel arguments as boot/kargs applies
-// them (to the discovery ISO's kargs area, and checks them).
-func KernelArgOps(in []KernelArgument) []kargs.Arg {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]kargs.Arg, len(in))
-	for i, a := range in {
-		out[i] = kargs.Arg{Operation: a.Operation, Value: a.Value}
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/rackboot/rackboot/boot/kargs"
 )
 
 // Kind names a kind of object in the model; it is also the kind of a Change.
@@ -65,11 +67,9 @@ type InfraEnv struct {
 }
 
 // KernelArgument is one change to the discovery kernel arguments:
-// Operation "append", "replace" or "delete", and the argument.
-type KernelArgument struct {
-	Operation string `json:"operation"`
-	Value     string `json:"value"`
-}
+// Operation "append", "replace" or "delete", and the argument. boot/kargs
+// checks and applies them.
+type KernelArgument = kargs.Arg
 
 // ClusterNetwork is one pod network block.
 type ClusterNetwork struct {

@@ -86,6 +86,11 @@ func Apply(cmdline string, args []Arg) (string, error) {
 	if err := Check(args); err != nil {
 		return "", err
 	}
+	return edit(cmdline, args), nil
+}
+
+// edit applies args, checked or not, to cmdline.
+func edit(cmdline string, args []Arg) string {
 	out := strings.Fields(cmdline)
 	for _, a := range args {
 		switch a.Operation {
@@ -102,7 +107,7 @@ func Apply(cmdline string, args []Arg) (string, error) {
 			})
 		}
 	}
-	return strings.Join(out, " "), nil
+	return strings.Join(out, " ")
 }
 
 // replace puts kv in place of the first argument of its key, drops the

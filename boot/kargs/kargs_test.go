@@ -60,3 +60,30 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+// The iPXE script's cases (moved from engine/bootsel when its copy of
+// the apply logic went): delete by value or by bare key, replace in place
+// of the first of its key or appended; a bare replace (which Check
+// refuses) appends.
+func TestEditIPXECases(t *testing.T) {
+	base := "coreos.live.rootfs_url=http://a/r ignition.firstboot console=tty0 console=ttyS0 quiet"
+	for _, tc := range []struct {
+		changes []Arg
+		want    string
+	}{
+		{nil, base},
+		{[]Arg{{Operation: "append", Value: "rd.luks.options=discard"}},
+			base + " rd.luks.options=discard"},
+		{[]Arg{{Operation: "delete", Value: "quiet"}, {Operation: "delete", Value: "console=tty0"}},
+			"coreos.live.rootfs_url=http://a/r ignition.firstboot console=ttyS0"},
+		{[]Arg{{Operation: "delete", Value: "console"}},
+			"coreos.live.rootfs_url=http://a/r ignition.firstboot quiet"},
+		{[]Arg{{Operation: "replace", Value: "console=ttyS1,115200n8"}},
+			"coreos.live.rootfs_url=http://a/r ignition.firstboot console=ttyS1,115200n8 quiet"},
+		{[]Arg{{Operation: "replace", Value: "nomodeset"}}, base + " nomodeset"},
+	} {
+		if got := edit(base, tc.changes); got != tc.want {
+			t.Errorf("%+v:\n got %s\nwant %s", tc.changes, got, tc.want)
+		}
+	}
+}

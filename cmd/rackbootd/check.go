@@ -13,7 +13,7 @@ func checkConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	ld, err := load(args[0], false)
+	ld, err := load(args[0], false, nil)
 	if err != nil {
 		printError(stderr, err)
 		return 1

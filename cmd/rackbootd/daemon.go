@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rackboot/rackboot/boot"
+	"github.com/rackboot/rackboot/boot/osimages"
 	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
 	"github.com/rackboot/rackboot/dhcp"
@@ -57,6 +58,10 @@ type daemon struct {
 	// imageSets are the configuration file's image sets, which the
 	// leader-side sync reads while a reload may replace them.
 	imageSets atomic.Pointer[[]config.ImageSet]
+	// osImages are the image sets the AgentServiceConfig adds
+	// (osimages.go); osImagesChanged asks the main loop to reload.
+	osImages        atomic.Pointer[[]osimages.Set]
+	osImagesChanged chan struct{}
 
 	wg                     sync.WaitGroup
 	reloadsOK, reloadsFail atomic.Uint64
@@ -67,8 +72,10 @@ type daemon struct {
 // newDaemon builds every enabled service and opens its sockets, so that a
 // port in use fails before systemd hears that the daemon is ready.
 func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.LevelVar) (_ *daemon, err error) {
-	d := &daemon{cfg: ld.cfg, log: log, level: level, notify: notifier{log: log}, holder: boot.NewHolder(ld.catalog)}
+	d := &daemon{cfg: ld.cfg, log: log, level: level, notify: notifier{log: log}, holder: boot.NewHolder(ld.catalog),
+		osImagesChanged: make(chan struct{}, 1)}
 	d.imageSets.Store(&ld.cfg.ImageSets)
+	d.osImages.Store(&ld.osImages)
 	defer func() {
 		if err != nil {
 			d.close()
@@ -165,7 +172,7 @@ func (d *daemon) newTFTP() error {
 		return fmt.Errorf("tftp: %w", err)
 	}
 	d.tftpConn = conn
-	d.tftp = tftp.New(tftpFS(c.Root), tftp.Config{}, d.log.With("service", "tftp"))
+	d.tftp = tftp.New(tftpFS(c.Root), tftp.Config{MaxTransfersPerClient: c.MaxTransfersPerClient}, d.log.With("service", "tftp"))
 	return nil
 }
 

@@ -95,6 +95,7 @@ func (d *daemon) runEngine(ctx context.Context) {
 	d.runBMH(ctx)
 	d.runInstall(ctx)
 	d.runKube(ctx)
+	d.runOSImages(ctx)
 	d.wg.Add(4)
 	go func() {
 		defer d.wg.Done()

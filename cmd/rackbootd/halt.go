@@ -43,7 +43,7 @@ func truncateLog(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	ld, err := load(*path, false)
+	ld, err := load(*path, false, nil)
 	if err != nil {
 		printError(stderr, err)
 		return 1

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/boot"
+	"github.com/rackboot/rackboot/boot/osimages"
 	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
 )
 
@@ -13,17 +14,26 @@ type loaded struct {
 	cfg      *config.Config
 	catalog  *boot.Catalog
 	warnings []string // "file:line:col: warning: ..."
+	// osImages are the AgentServiceConfig's image sets offered to cfg
+	// (osimages.go), those left out included.
+	osImages []osimages.Set
 }
 
 // load reads the configuration file and builds its boot catalog. Every
 // error, the catalog's included, is a config.Errors naming its position.
 // With extract, the CoreOS image sets' PXE files are taken out of their
-// ISOs (prepareLive); without, only looked for.
-func load(path string, extract bool) (*loaded, error) {
+// ISOs (prepareLive); without, only looked for. extra, when not nil,
+// gives the image sets the AgentServiceConfig adds (osimages.go).
+func load(path string, extract bool, extra osImagesFrom) (*loaded, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, err
 	}
+	var sets []osimages.Set
+	if extra != nil {
+		sets = extra(cfg)
+	}
+	warnings := addOSImageSets(cfg, sets)
 	if err := prepareLive(cfg, extract); err != nil {
 		return nil, err
 	}
@@ -32,7 +42,7 @@ func load(path string, extract bool) (*loaded, error) {
 	if err != nil {
 		return nil, locate(cfg, profiles, hosts, err)
 	}
-	ld := &loaded{cfg: cfg, catalog: cat}
+	ld := &loaded{cfg: cfg, catalog: cat, warnings: warnings, osImages: sets}
 	for _, w := range cat.Warnings() {
 		ld.warnings = append(ld.warnings, cfg.ErrorAt(profileKey(cfg, w), "warning: %s", w).Error())
 	}

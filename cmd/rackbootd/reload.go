@@ -21,7 +21,7 @@ var errRestart = errors.New("restart rackbootd to apply")
 func (d *daemon) reload(path string) {
 	d.notify.reloading()
 	d.log.Info("reloading configuration", "config", path)
-	ld, err := load(path, true)
+	ld, err := load(path, true, d.currentOSImages)
 	if err == nil {
 		err = d.apply(ld)
 	}
@@ -86,6 +86,7 @@ func restartOnly(a, b *config.Config) []string {
 	check("tftp.enabled", a.TFTP.Enabled == b.TFTP.Enabled)
 	check("tftp.listen", a.TFTP.Listen == b.TFTP.Listen)
 	check("tftp.root", a.TFTP.Root == b.TFTP.Root)
+	check("tftp.max_transfers_per_client", a.TFTP.MaxTransfersPerClient == b.TFTP.MaxTransfersPerClient)
 	ta, tb := a.Engine.Thresholds, b.Engine.Thresholds
 	check("engine.disconnect_after", ta.DisconnectAfter == tb.DisconnectAfter)
 	ta.DisconnectAfter, tb.DisconnectAfter = 0, 0

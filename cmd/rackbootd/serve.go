@@ -21,7 +21,7 @@ func serve(path string, stderr io.Writer) error {
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sigs)
 
-	ld, err := load(path, true)
+	ld, err := load(path, true, savedOSImages)
 	if err != nil {
 		notifier{log: slog.New(slog.DiscardHandler)}.status("configuration invalid: " + firstLine(err))
 		return err
@@ -60,6 +60,8 @@ func (d *daemon) loop(path string, sigs <-chan os.Signal, errc <-chan error) err
 		select {
 		case <-ticks:
 			d.notify.watchdog()
+		case <-d.osImagesChanged:
+			d.reload(path)
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP {
 				d.reload(path)

@@ -10,6 +10,7 @@ import (
 	"github.com/rackboot/rackboot/boot"
 	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/boot/ignition"
+	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/ipxe"
@@ -47,8 +48,9 @@ func (s *Selector) discovery(ctx context.Context, cur *settings, mac net.Hardwar
 	}
 	cmdline, err := kernelArgs(prof.Cmdline)
 	if err == nil && len(in.ie.KernelArguments) > 0 {
-		cmdline = applyKernelArgs(cmdline, in.ie.KernelArguments)
-		err = ipxe.CheckKernelArgs(cmdline)
+		if cmdline, err = kargs.Apply(cmdline, in.ie.KernelArguments); err == nil {
+			err = ipxe.CheckKernelArgs(cmdline)
+		}
 	}
 	if err != nil {
 		return boot.Choice{}, fmt.Errorf("infra-env %s, profile %q: %w", in.ie.ID, prof.Name, err)
@@ -229,32 +231,4 @@ func staticNetwork(n engine.NMStateConfig) nmstate.HostStaticNetworkConfig {
 		h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
 	}
 	return h
-}
-
-// applyKernelArgs applies an infra-env's kernel argument changes to
-// cmdline, in order: append adds the argument; delete removes the
-// arguments equal to it (a bare key: every argument of that key); replace
-// puts it in place of the arguments of its key, or appends it.
-func applyKernelArgs(cmdline string, changes []engine.KernelArgument) string {
-	args := strings.Fields(cmdline)
-	keyOf := func(a string) string { k, _, _ := strings.Cut(a, "="); return k }
-	for _, c := range changes {
-		switch c.Operation {
-		case "append":
-			args = append(args, c.Value)
-		case "delete":
-			args = slices.DeleteFunc(args, func(a string) bool {
-				return a == c.Value || (!strings.Contains(c.Value, "=") && keyOf(a) == c.Value)
-			})
-		case "replace":
-			i := slices.IndexFunc(args, func(a string) bool { return keyOf(a) == keyOf(c.Value) })
-			if i < 0 {
-				args = append(args, c.Value)
-				continue
-			}
-			args[i] = c.Value
-			args = slices.Concat(args[:i+1], slices.DeleteFunc(args[i+1:], func(a string) bool { return keyOf(a) == keyOf(c.Value) }))
-		}
-	}
-	return strings.Join(args, " ")
 }

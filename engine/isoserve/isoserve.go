@@ -194,7 +194,7 @@ func (s *Server) image(ctx context.Context, id string) (*iso.Image, error) {
 		var ie engine.InfraEnv
 		if ie, ok = m.InfraEnv(id); ok {
 			is, _ := m.BootImageSet(ie)
-			path, set, ka = is.BaseISO, is.Name, engine.KernelArgOps(ie.KernelArguments)
+			path, set, ka = is.BaseISO, is.Name, ie.KernelArguments
 		}
 	})
 	if !ok {

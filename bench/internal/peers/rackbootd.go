@@ -46,6 +46,9 @@ lease_time = "1h"
 [tftp]
 listen = "%s:69"
 root = %q
+# The benchmark's 50 clients share one address; on a PXE segment each has
+# its own (8 per address by default).
+max_transfers_per_client = 64
 
 [[profile]]
 name = "bench"

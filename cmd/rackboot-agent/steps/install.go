@@ -48,6 +48,9 @@ type InstallResult struct {
 	// Installer is "coreos-installer" when it wrote the disk ("": the
 	// agent wrote the image itself).
 	Installer string `json:"installer,omitempty"`
+	// Offline: coreos-installer installed the live media's image
+	// (--offline), image_url was not fetched.
+	Offline bool `json:"offline,omitempty"`
 	// Reboot: the agent must reboot the host once the reply is sent (false
 	// with external_reboot: a BMH controller resets it).
 	Reboot bool `json:"reboot"`

@@ -27,12 +27,21 @@ import (
 // installer_args may hold only the flags upstream allows
 // (coreosInstallerFlags); --copy-network is added when the live system has
 // NetworkManager keyfiles (static networking); --insecure because
-// rackbootd's image carries no GPG signature. Its "(NN%)" progress
-// becomes Writing image to disk NN%.
+// rackbootd's image carries no GPG signature. When the live media carries
+// the image (an osmet file in /run/coreos-installer/osmet, as an RHCOS or
+// FCOS live ISO has), --offline takes the place of --image-url and
+// --insecure: coreos-installer rebuilds the metal image from the live
+// root, nothing is downloaded, and the installed OS is the live one's
+// version, as upstream's installer does. Its "(NN%)" progress becomes
+// Writing image to disk NN%.
 
 // DefaultNetworkDir is where a live system keeps its NetworkManager
 // keyfiles (coreos-installer's --network-dir default).
 const DefaultNetworkDir = "/etc/NetworkManager/system-connections"
+
+// DefaultOsmetDir is where coreos-installer looks for the live media's
+// image (its OSMET_FILES_DIR).
+const DefaultOsmetDir = "/run/coreos-installer/osmet"
 
 // coreosInstallerFlags are the installer_args flags passed on, and whether
 // each takes a value.
@@ -76,7 +85,27 @@ func (in *installer) coreosArgs(ignPath string) ([]string, error) {
 	if in.deps.NetworkDir != "" && slices.Contains(args, "--copy-network") && !slices.Contains(extra, "--network-dir") {
 		args = append(args, "--network-dir", in.deps.NetworkDir)
 	}
+	if in.deps.offlineImage() {
+		return append(args, "--offline", in.args.BootDevice), nil
+	}
 	return append(args, "--image-url", in.args.ImageURL, "--insecure", in.args.BootDevice), nil
+}
+
+// offlineImage reports whether the live media carries an image
+// coreos-installer can install offline: a regular *.osmet file in the
+// osmet directory.
+func (d Deps) offlineImage() bool {
+	dir := d.OsmetDir
+	if dir == "" {
+		dir = DefaultOsmetDir
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*.osmet"))
+	for _, n := range names {
+		if fi, err := os.Stat(n); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // checkInstallerArgs passes on the allowed flags of installer_args.
@@ -123,7 +152,8 @@ func (in *installer) runCoreOSInstaller(ctx context.Context, bin string, ign []b
 	if err != nil {
 		return nil, err
 	}
-	in.log.Info("running coreos-installer", "device", in.args.BootDevice, "args", strings.Join(args, " "))
+	offline := slices.Contains(args, "--offline")
+	in.log.Info("running coreos-installer", "device", in.args.BootDevice, "offline", offline, "args", strings.Join(args, " "))
 	if err := in.execInstaller(ctx, bin, args); err != nil {
 		return nil, err
 	}
@@ -134,7 +164,7 @@ func (in *installer) runCoreOSInstaller(ctx context.Context, bin string, ign []b
 		return nil, err
 	}
 	return &InstallResult{BootDevice: in.args.BootDevice, IgnitionBytes: len(ign), Installer: "coreos-installer",
-		Reboot: !in.args.ExternalReboot}, nil
+		Offline: offline, Reboot: !in.args.ExternalReboot}, nil
 }
 
 // execInstaller runs it, turning its progress into reports; a failure

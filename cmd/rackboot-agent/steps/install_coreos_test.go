@@ -14,8 +14,8 @@ import (
 )
 
 // coreosEnv is an install environment whose live system has the
-// coreos-installer stand-in (testdata/coreos-installer) and a keyfile in
-// its NetworkManager directory; record is where the stand-in writes what
+// coreos-installer stand-in (testdata/coreos-installer), a keyfile in
+// its NetworkManager directory and an empty osmet directory; record is where the stand-in writes what
 // it got.
 func coreosEnv(t *testing.T) (e *installEnv, record string) {
 	t.Helper()
@@ -29,6 +29,8 @@ func coreosEnv(t *testing.T) (e *installEnv, record string) {
 	if err := os.WriteFile(filepath.Join(e.networkDir, "eth0.nmconnection"), []byte("[connection]\nid=eth0\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	e.osmetDir = t.TempDir() // empty: the live media carries no image
+	t.Setenv("OSMET_DIR", e.osmetDir)
 	record = filepath.Join(t.TempDir(), "record")
 	t.Setenv("RECORD", record)
 	return e, record
@@ -128,12 +130,12 @@ func TestCoreOSInstallerStandInKeepsTheCLIContract(t *testing.T) {
 		code int
 	}{
 		{[]string{"install", dev}, 0},
-		{[]string{"install", "--offline", "--append-karg=a=b", dev}, 0},
+		{[]string{"install", "--offline", "--append-karg=a=b", dev}, 1}, // no osmet: metadata missing
+		{[]string{"install", "--offline", "--image-url", "http://x/y", dev}, 0}, // --image-url wins, as in install.rs
 		{[]string{"install", "--bogus", dev}, 2},
 		{[]string{"install", "--append-karg"}, 2},
 		{[]string{"install"}, 2},
 		{[]string{"install", dev, dev}, 2},
-		{[]string{"install", "--offline", "--image-url", "http://x/y", dev}, 2},
 		{[]string{"iso", dev}, 2},
 		{[]string{"install", dev + ".missing"}, 1},
 	} {

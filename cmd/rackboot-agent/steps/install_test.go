@@ -77,6 +77,7 @@ type installEnv struct {
 	// when empty: a coreos-installer on the test machine's PATH is not
 	// used) and Deps.NetworkDir.
 	coreosInstaller, networkDir string
+	osmetDir                    string // Deps.OsmetDir (an empty directory when "")
 	xz                          string // Deps.XZ
 }
 
@@ -196,12 +197,15 @@ func (e *installEnv) run(args []string) *models.StepReply {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	ci := e.coreosInstaller
+	ci, osmet := e.coreosInstaller, e.osmetDir
 	if ci == "" {
 		ci = "none"
 	}
+	if osmet == "" {
+		osmet = e.t.TempDir()
+	}
 	r := NewRunner(Deps{Install: client, Log: slog.New(slog.NewTextHandler(e, nil)), InstallRetryWait: time.Millisecond,
-		ImageStallTimeout: e.stall, CoreOSInstaller: ci, NetworkDir: e.networkDir, XZ: e.xz})
+		ImageStallTimeout: e.stall, CoreOSInstaller: ci, NetworkDir: e.networkDir, OsmetDir: osmet, XZ: e.xz})
 	rep := r.Run(context.Background(), &models.Step{StepID: "install-1", StepType: models.StepTypeInstall, Args: args})
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -85,6 +85,10 @@ type Deps struct {
 	// NetworkDir holds the live system's NetworkManager keyfiles; ""
 	// means DefaultNetworkDir. Keyfiles there add --copy-network.
 	NetworkDir string
+	// OsmetDir is where the live media's image (coreos-installer's osmet
+	// files) is; "" means DefaultOsmetDir. An *.osmet there makes
+	// coreos-installer install offline.
+	OsmetDir string
 }
 
 // DefaultTimeout bounds any step without its own timeout.

@@ -94,11 +94,18 @@ func (c *checker) listen(path, v string) string {
 	return v
 }
 
+// maxTFTPTransfers is the TFTP server's cap on transfers in all.
+const maxTFTPTransfers = 512
+
 func (c *checker) tftp(f fileTFTP) {
 	t := &c.cfg.TFTP
 	t.Enabled = !c.ix.has("tftp.enabled") || f.Enabled
 	t.Listen = c.listen("tftp.listen", c.str("tftp.listen", f.Listen, ":69"))
 	t.Root = c.str("tftp.root", f.Root, "/usr/lib/ipxe")
+	t.MaxTransfersPerClient = f.MaxTransfersPerClient
+	if n := f.MaxTransfersPerClient; c.ix.has("tftp.max_transfers_per_client") && (n < 1 || n > maxTFTPTransfers) {
+		c.errAt("tftp.max_transfers_per_client", "tftp.max_transfers_per_client %d is not between 1 and %d", n, maxTFTPTransfers)
+	}
 	if t.Root == "" {
 		c.missing("tftp.root", "set the directory the TFTP server serves")
 		return

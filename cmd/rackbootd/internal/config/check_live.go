@@ -163,23 +163,40 @@ const DefaultAgentDir = "/usr/lib/rackboot/agent"
 // agent finds and hashes, once, the rackboot-agent for a stream
 // architecture under server.agent_dir; false (reported) when missing.
 func (c *checker) agent(key, arch string) bool {
-	goarch := map[string]string{"x86_64": "amd64", "aarch64": "arm64"}[arch]
-	s := &c.cfg.Server
+	goarch := liveGoarch(arch)
+	if err := c.cfg.AddLiveAgent(arch); err != nil {
+		p := filepath.Join(c.cfg.Server.AgentDir, goarch, "rackboot-agent")
+		c.errAt(key, "a CoreOS image set of %s needs rackboot-agent built for %s at %s (server.agent_dir; make build writes bin/agent/%s/): %s",
+			arch, goarch, p, goarch, pathErr(err))
+		return false
+	}
+	return true
+}
+
+// AddLiveAgent finds and hashes, unless done, the rackboot-agent under
+// server.agent_dir that a CoreOS image set of arch (x86_64, aarch64)
+// needs, as loading an [[image_set]] does; the daemon calls it for the
+// image sets it adds (AgentServiceConfig osImages).
+func (c *Config) AddLiveAgent(arch string) error {
+	goarch := liveGoarch(arch)
+	s := &c.Server
 	if _, ok := s.Agents[goarch]; ok {
-		return true
+		return nil
 	}
 	p := filepath.Join(s.AgentDir, goarch, "rackboot-agent")
 	sum, err := fileSHA512(p)
 	if err != nil {
-		c.errAt(key, "a CoreOS image set of %s needs rackboot-agent built for %s at %s (server.agent_dir; make build writes bin/agent/%s/): %s",
-			arch, goarch, p, goarch, pathErr(err))
-		return false
+		return err
 	}
 	if s.Agents == nil {
 		s.Agents = map[string]Agent{}
 	}
 	s.Agents[goarch] = Agent{Path: p, SHA512: sum}
-	return true
+	return nil
+}
+
+func liveGoarch(arch string) string {
+	return map[string]string{"x86_64": "amd64", "aarch64": "arm64"}[arch]
 }
 
 // fileSHA512 is the hex sha512 of the file at path.

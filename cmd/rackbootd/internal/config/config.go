@@ -126,6 +126,9 @@ type TFTP struct {
 	Enabled bool
 	Listen  string // host:port
 	Root    string // directory served, read-only
+	// MaxTransfersPerClient caps one client address's concurrent
+	// transfers (0: the tftp package's default, 8).
+	MaxTransfersPerClient int
 }
 
 // Profile is what a booting machine gets.

@@ -43,9 +43,10 @@ type fileReservation struct {
 }
 
 type fileTFTP struct {
-	Enabled bool   `toml:"enabled"`
-	Listen  string `toml:"listen"`
-	Root    string `toml:"root"`
+	Enabled               bool   `toml:"enabled"`
+	Listen                string `toml:"listen"`
+	Root                  string `toml:"root"`
+	MaxTransfersPerClient int    `toml:"max_transfers_per_client"`
 }
 
 type fileProfile struct {
