@@ -98,6 +98,14 @@ func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, 
 			t.Errorf("%s: not detached after the install: %s", v.name, bmhSummary(map[string]models.BareMetalHost{v.name: b}))
 		}
 		checkBMHEvents(t, v, hosts[v.name].ID, evs)
+		// The OS reports Done before its console line shows: wait for it.
+		if vm := bed.machines[v.id].VM(); vm != nil {
+			wctx, cancel := context.WithTimeout(ctx, time.Minute)
+			if _, err := vm.WaitFor(wctx, installbed.FirstBootRE); err != nil {
+				t.Errorf("%s: the installed system never printed %q: %v", v.name, installbed.MarkerFirstBootDone, err)
+			}
+			cancel()
+		}
 		console := bed.console(v.id)
 		first := ovmfBoot.FindStringSubmatch(console)
 		if first == nil || strings.Contains(first[1], "DVD") || strings.Contains(first[1], "PXE") {
