@@ -20,9 +20,10 @@ import (
 	"github.com/rackboot/rackboot/testbed/vendorbmc"
 )
 
-// BMC addresses inside the test namespace: the emulator in front of the
-// VMs, and the same emulator on a second port that only the BMH with the
-// wrong password talks to (so its requests can be counted apart).
+// BMC addresses inside the test namespace: the plain emulator, and the
+// same emulator on a second port that only the BMH with the wrong password
+// talks to (so its requests can be counted apart). A VM with a vendor
+// personality has its own BMC address (bmhVM.bmc).
 const (
 	bmcAddr      = "127.0.0.1:8443"
 	bmcWrongAddr = "127.0.0.1:8444"
@@ -38,16 +39,56 @@ type bmhVM struct {
 	ip     string
 	tap    string
 	scheme string // BMC address scheme
-	pxe    bool   // the firmware may PXE boot from the NIC
+	pxe    bool   // the firmware may PXE boot from the NIC (else: virtual media only)
 	ie     string // the infra-env its BMH is labelled with (one SNO cluster each)
+	// vendor, if set, is the personality (testbed/vendorbmc.Front) in
+	// front of the emulator on the VM's own BMC address bmc, and taken
+	// what the vendor's path leaves in Fronted.Taken.
+	vendor string
+	bmc    string
+	taken  []string
 }
 
-// bmhVMs: vm1 boots the discovery ISO from virtual media and cannot PXE
-// at all (no option ROM, OVMF's PXE off); vm2 is told to PXE boot once.
-// Both are UEFI: the testbed OS disk image boots through systemd-boot.
+// addr is the BMC address the VM's BareMetalHost is written with.
+func (v bmhVM) addr() string {
+	host := bmcAddr
+	if v.vendor != "" {
+		host = v.bmc
+	}
+	return v.scheme + "://" + host + "/redfish/v1/Systems/" + v.id
+}
+
+// bmhVMs (TestBMCVirtualMediaAndPXE): vm1 is a Dell iDRAC 9 and boots the
+// discovery ISO from virtual media; it cannot PXE at all (no option ROM,
+// OVMF's PXE off). vm2 is behind the plain emulator and is told to PXE
+// boot once. All VMs are UEFI: the testbed OS disk image boots through
+// systemd-boot.
 var bmhVMs = []bmhVM{
-	{id: "vm1", name: "bmh-vmedia", mac: "52:54:00:00:b0:01", ip: "10.99.0.31", tap: "tap0", scheme: "redfish-virtualmedia", ie: "bmc-a"},
+	{id: "vm1", name: "bmh-idrac", mac: "52:54:00:00:b0:01", ip: "10.99.0.31", tap: "tap0", scheme: "idrac-virtualmedia", ie: "bmc-a",
+		vendor: "dell-idrac9", bmc: "127.0.0.1:8445",
+		taken: []string{"idrac: OEM boot-once VCD-DVD through /redfish/v1/Managers/vm1/Actions/Oem/EID_674_Manager.ImportSystemConfiguration"}},
 	{id: "vm2", name: "bmh-pxe", mac: "52:54:00:00:b0:02", ip: "10.99.0.32", tap: "tap1", scheme: "redfish", pxe: true, ie: "bmc-b"},
+}
+
+// vendorVMs (TestBMCVendorsILOSupermicro): an HPE iLO 5 and a Supermicro
+// X12, both booting the discovery ISO from virtual media, with the
+// addresses metal3 users write for them.
+var vendorVMs = []bmhVM{
+	{id: "vm3", name: "bmh-ilo", mac: "52:54:00:00:b0:03", ip: "10.99.0.33", tap: "tap0", scheme: "ilo5-virtualmedia", ie: "bmc-c",
+		vendor: "hpe-ilo5", bmc: "127.0.0.1:8446",
+		taken: []string{"ilo: InsertMedia with Oem.Hpe.BootOnNextServerReset on /redfish/v1/Managers/vm3/VirtualMedia/Cd"}},
+	{id: "vm4", name: "bmh-supermicro", mac: "52:54:00:00:b0:04", ip: "10.99.0.34", tap: "tap1", scheme: "redfish-virtualmedia", ie: "bmc-d",
+		vendor: "supermicro-x12", bmc: "127.0.0.1:8447",
+		taken: []string{"supermicro: InsertMedia on the unlisted slot /redfish/v1/Managers/vm4/VirtualMedia/CD1",
+			"supermicro: boot once UefiCd on vm4"}},
+}
+
+// lenovoVMs (TestBMCVendorLenovo): a Lenovo XCC booting the discovery ISO
+// from virtual media.
+var lenovoVMs = []bmhVM{
+	{id: "vm5", name: "bmh-xcc", mac: "52:54:00:00:b0:05", ip: "10.99.0.35", tap: "tap0", scheme: "redfish-virtualmedia", ie: "bmc-e",
+		vendor: "lenovo-xcc", bmc: "127.0.0.1:8448",
+		taken: []string{"xcc: slot /redfish/v1/Managers/vm5/VirtualMedia/Cd PATCHed with an image (no InsertMedia)"}},
 }
 
 // noPXE turns off OVMF's network boot (the NIC has no option ROM anyway).
@@ -62,8 +103,8 @@ type bmcBed struct {
 	svc      *redfish.Service
 	machines map[string]*redfish.QEMUMachine
 	disks    map[string]string
-	main     *bmcRecorder // requests on bmcAddr
-	wrong    *bmcRecorder // requests on bmcWrongAddr
+	fronts   map[string]*vendorbmc.Fronted // by VM id, for the VMs with a vendor
+	wrong    *bmcRecorder                  // requests on bmcWrongAddr
 	log      *syncBuffer
 }
 
@@ -89,15 +130,17 @@ func (r *bmcRecorder) requests() ([]time.Time, []string) {
 	return append([]time.Time(nil), r.times...), append([]string(nil), r.lines...)
 }
 
-// startBMC starts the emulator in ns for bmhVMs (UEFI, 2 CPUs, 1.5 GiB,
-// a sparse disk each), listening with TLS on bmcAddr and bmcWrongAddr.
+// startBMC starts the emulator in ns for vms (UEFI, 2 CPUs, 1.5 GiB, a
+// sparse disk each), listening with TLS on bmcAddr and bmcWrongAddr, and
+// with each VM's vendor personality in front on the VM's own address.
 // Virtual media are downloaded from inside the namespace.
-func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
+func startBMC(t *testing.T, ctx context.Context, ns *netns.NS, vms []bmhVM) *bmcBed {
 	t.Helper()
 	dir := t.TempDir()
-	b := &bmcBed{machines: map[string]*redfish.QEMUMachine{}, disks: map[string]string{}, log: &syncBuffer{}}
+	b := &bmcBed{machines: map[string]*redfish.QEMUMachine{}, disks: map[string]string{},
+		fronts: map[string]*vendorbmc.Fronted{}, log: &syncBuffer{}}
 	var systems []redfish.System
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		disk := filepath.Join(dir, v.id+".img")
 		f, err := os.Create(disk)
 		if err != nil {
@@ -135,17 +178,19 @@ func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
 		t.Fatal(err)
 	}
 	b.svc = svc
-	var front http.Handler = svc
-	if v := os.Getenv("RACKBOOT_BMC_VENDOR"); v != "" {
-		// The emulator as that vendor's BMC (testbed/vendorbmc.Front).
-		if front = vendorbmc.Front(svc, v); front == nil {
-			t.Fatalf("RACKBOOT_BMC_VENDOR=%s: no such personality (dell-idrac9, hpe-ilo5, supermicro-x12, lenovo-xcc)", v)
-		}
-		t.Logf("BMC personality: %s", v)
-	}
-	b.main, b.wrong = &bmcRecorder{next: front}, &bmcRecorder{next: svc}
-	serveBMC(t, ctx, ns, bmcAddr, b.main)
+	b.wrong = &bmcRecorder{next: svc}
+	serveBMC(t, ctx, ns, bmcAddr, svc)
 	serveBMC(t, ctx, ns, bmcWrongAddr, b.wrong)
+	for _, v := range vms {
+		if v.vendor == "" {
+			continue
+		}
+		// The emulator as that vendor's BMC (testbed/vendorbmc.Front).
+		if b.fronts[v.id] = vendorbmc.Front(svc, v.vendor); b.fronts[v.id] == nil {
+			t.Fatalf("%s: no vendor personality %s", v.name, v.vendor)
+		}
+		serveBMC(t, ctx, ns, v.bmc, b.fronts[v.id])
+	}
 	t.Cleanup(func() {
 		for id, m := range b.machines {
 			if t.Failed() {
@@ -157,6 +202,9 @@ func startBMC(t *testing.T, ctx context.Context, ns *netns.NS) *bmcBed {
 		}
 		if t.Failed() {
 			t.Logf("--- BMC emulator log ---\n%s", qemu.Tail(b.log.String(), 60))
+			for id, f := range b.fronts {
+				t.Logf("--- %s vendor paths taken ---\n%s", id, strings.Join(f.Taken(), "\n"))
+			}
 		}
 	})
 	return b
@@ -189,9 +237,10 @@ func (b *bmcBed) console(id string) string {
 }
 
 // bmhManifest is the metal3 file `rackbootctl create bmh -f` takes: per
-// VM a Secret and a BareMetalHost labelled with its infra-env, plus one
-// BMH whose Secret holds a wrong password (on the second BMC port).
-func bmhManifest() string {
+// VM a Secret and a BareMetalHost labelled with its infra-env, plus, with
+// wrong, one BMH whose Secret holds a wrong password (on the second BMC
+// port).
+func bmhManifest(vms []bmhVM, wrong bool) string {
 	var b strings.Builder
 	secret := func(name, user, pass string) {
 		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: testbed\ntype: Opaque\nstringData:\n  username: %s\n  password: %s\n", name, user, pass)
@@ -223,12 +272,15 @@ spec:
 `, name, infraEnv, name, mac, address, secretName)
 	}
 	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: testbed\n")
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		secret(v.name+"-bmc-secret", bmcUser, bmcPassword)
-		host(v.name, v.scheme+"://"+bmcAddr+"/redfish/v1/Systems/"+v.id, v.mac, v.name+"-bmc-secret", v.ie)
+		host(v.name, v.addr(), v.mac, v.name+"-bmc-secret", v.ie)
+	}
+	if !wrong {
+		return b.String()
 	}
 	secret("bmh-wrong-bmc-secret", bmcUser, "not-the-password")
 	host("bmh-wrong", "redfish-virtualmedia://"+bmcWrongAddr+"/redfish/v1/Systems/vm1", "52:54:00:00:b0:09",
-		"bmh-wrong-bmc-secret", bmhVMs[0].ie)
+		"bmh-wrong-bmc-secret", vms[0].ie)
 	return b.String()
 }

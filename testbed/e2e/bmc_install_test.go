@@ -66,38 +66,46 @@ func waitCluster(t *testing.T, ctx context.Context, c *apiClient, id, want strin
 	}
 }
 
-// installBMHs installs both single-node clusters and checks that the BMC
-// took each host from the written disk to the installed OS: the BMH
-// ejected the media (vm1), set a one-time disk boot and reset, and is
-// detached; the VM's firmware booted the disk first and the OS reported
-// its first boot.
-func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, bed *bmcBed, clusters map[string]string, hosts map[string]models.APIHost) {
+// installBMHs installs the VMs' single-node clusters and checks that the
+// BMC took each host from the written disk to the installed OS: the BMH
+// ejected the media (virtual-media VMs), set a one-time disk boot and
+// reset, and is detached; the VM's firmware booted the disk first and the
+// OS reported its first boot.
+func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, bed *bmcBed, vms []bmhVM, clusters map[string]string, hosts map[string]models.APIHost) {
 	t.Helper()
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		waitCluster(t, ctx, c, clusters[v.name], "ready", discoveredLimit)
 	}
-	t.Log("both single-node clusters are ready")
+	t.Log("the single-node clusters are ready")
 	started := time.Now()
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		ctl(t, ctx, ns, c, "install", clusters[v.name])
 	}
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		waitCluster(t, ctx, c, clusters[v.name], "installed", installLimit)
 	}
-	t.Logf("rackbootctl install to both clusters installed in %s", time.Since(started).Round(time.Second))
+	t.Logf("rackbootctl install to the clusters installed in %s", time.Since(started).Round(time.Second))
 	bmhs, err := listBMHs(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var evs []models.Event
 	c.must(200, "GET", "/events", nil, &evs)
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		b := bmhs[v.name]
 		if _, ok := b.Metadata.Annotations["baremetalhost.metal3.io/detached"]; !ok || b.Status == nil ||
 			b.Status.Provisioning.State != "detached" || b.Status.OperationalStatus != "detached" {
 			t.Errorf("%s: not detached after the install: %s", v.name, bmhSummary(map[string]models.BareMetalHost{v.name: b}))
 		}
 		checkBMHEvents(t, v, hosts[v.name].ID, evs)
+		// The OS reports Done before its console line shows: wait for it.
+		if vm := bed.machines[v.id].VM(); vm != nil {
+			wctx, cancel := context.WithTimeout(ctx, time.Minute)
+			if _, err := vm.WaitFor(wctx, installbed.FirstBootRE); err != nil {
+				t.Errorf("%s: the installed system never printed %q: %v", v.name, installbed.MarkerFirstBootDone, err)
+			}
+			cancel()
+		}
 		console := bed.console(v.id)
 		first := ovmfBoot.FindStringSubmatch(console)
 		if first == nil || strings.Contains(first[1], "DVD") || strings.Contains(first[1], "PXE") {
@@ -108,7 +116,7 @@ func installBMHs(t *testing.T, ctx context.Context, ns *netns.NS, c *apiClient, 
 				t.Errorf("%s: the installed system never printed %q", v.name, want)
 			}
 		}
-		if v.id == "vm1" {
+		if !v.pxe {
 			if m, err := bed.svc.Media(v.id); err != nil || m.Inserted {
 				t.Errorf("%s: virtual media still inserted after the install: %+v %v", v.name, m, err)
 			}
@@ -127,7 +135,7 @@ func checkBMHEvents(t *testing.T, v bmhVM, hostID string, evs []models.Event) {
 	}
 	want := []string{"bmh_boot_once: BareMetalHost " + v.name + ": next boot (once) from Hdd",
 		"bmh_reset: BareMetalHost " + v.name + ": reset", "bmh_detached: BareMetalHost " + v.name + ": detached"}
-	if v.id == "vm1" {
+	if !v.pxe {
 		want = append([]string{"bmh_media_ejected: BareMetalHost " + v.name + ": ejected the virtual media"}, want...)
 	}
 	all := strings.Join(got, "\n")

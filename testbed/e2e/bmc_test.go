@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,18 +24,37 @@ const bmhBackoff = 15 * time.Second
 
 // TestBMCVirtualMediaAndPXE: rackbootd drives two UEFI VMs through the
 // Redfish emulator from their BareMetalHosts, created with `rackbootctl
-// create bmh -f` from a metal3 manifest. vm1 (no PXE at all) gets its
-// infra-env's discovery ISO as virtual media, a one-time CD boot and power
-// on; vm2 (redfish://) a one-time PXE boot and power on. Both boot the
-// discovery image, register, and are paired with their BMH by boot MAC:
-// approved, role and hostname from the annotations, installation disk
-// from the root device hints. A third BMH with a wrong password shows the
-// error, and the BMC hears from it no faster than its backoff. Then each
-// host installs its single-node cluster: the agent writes the disk and
-// leaves the reboot to the BMC (external_reboot), rackbootd ejects the
-// media, sets a one-time disk boot and resets, the installed OS boots and
-// reports Done, and the BMHs are detached.
-func TestBMCVirtualMediaAndPXE(t *testing.T) {
+// create bmh -f` from a metal3 manifest. vm1 (no PXE at all) is a Dell
+// iDRAC 9 (idrac-virtualmedia://): it gets its infra-env's discovery ISO
+// as virtual media, the iDRAC's OEM boot-once of the virtual CD and power
+// on; vm2 (redfish://, the plain emulator) a one-time PXE boot and power
+// on. Both boot the discovery image, register, and are paired with their
+// BMH by boot MAC: approved, role and hostname from the annotations,
+// installation disk from the root device hints. A third BMH with a wrong
+// password shows the error, and the BMC hears from it no faster than its
+// backoff. Then each host installs its single-node cluster: the agent
+// writes the disk and leaves the reboot to the BMC (external_reboot),
+// rackbootd ejects the media, sets a one-time disk boot and resets, the
+// installed OS boots and reports Done, and the BMHs are detached.
+func TestBMCVirtualMediaAndPXE(t *testing.T) { runBMC(t, bmhVMs, true) }
+
+// TestBMCVendorsILOSupermicro: the same from discovery ISO to the OS
+// booted from disk for an HPE iLO 5 (ilo5-virtualmedia://: the media
+// inserted with BootOnNextServerReset, without which the iLO boots the
+// disk) and a Supermicro X12 (redfish-virtualmedia://: its manager's
+// collection lists no slot, the ISO goes into CD1; the CD is booted
+// through UefiCd, the legacy Cd boots the disk).
+func TestBMCVendorsILOSupermicro(t *testing.T) { runBMC(t, vendorVMs, false) }
+
+// TestBMCVendorLenovo: the same for a Lenovo XCC
+// (redfish-virtualmedia://: its slot has no InsertMedia and is PATCHed,
+// and shows the image a little later).
+func TestBMCVendorLenovo(t *testing.T) { runBMC(t, lenovoVMs, false) }
+
+// runBMC runs the BMC bed for vms (with wrong, the wrong-password BMH
+// too) from `rackbootctl create bmh -f` to the installed OS booted from
+// disk.
+func runBMC(t *testing.T, vms []bmhVM, wrong bool) {
 	requireE2E(t, "gcc", "sgdisk", "mcopy", "objcopy")
 	if err := isoimage.CheckTools(); err != nil {
 		t.Fatalf("RACKBOOT_E2E=1 but %v (make deps)", err)
@@ -51,38 +71,64 @@ func TestBMCVirtualMediaAndPXE(t *testing.T) {
 		t.Fatalf("discovery ISO: %v", err)
 	}
 	ns := newSegment(t, ctx)
-	if err := ns.AddTap(ctx, "tap1", bridge); err != nil {
-		t.Fatal(err)
+	if len(vms) > 1 {
+		if err := ns.AddTap(ctx, "tap1", bridge); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dir := t.TempDir()
-	_, p, c := startWithConfig(t, ctx, ns, dir, bmcConfig(t, art, img, baseISO, dir))
+	_, p, c := startWithConfig(t, ctx, ns, dir, bmcConfig(t, art, img, baseISO, dir, vms))
 	clusters, infraEnvs := map[string]string{}, map[string]string{}
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		clusters[v.name], infraEnvs[v.name] = createSNO(t, ctx, ns, c, dir, v.ie)
 	}
-	bed := startBMC(t, ctx, ns)
+	bed := startBMC(t, ctx, ns, vms)
 
 	manifest := filepath.Join(dir, "bmh.yaml")
-	if err := os.WriteFile(manifest, []byte(bmhManifest()), 0o600); err != nil {
+	if err := os.WriteFile(manifest, []byte(bmhManifest(vms, wrong)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	started := time.Now()
 	out := ctl(t, ctx, ns, c, "create", "bmh", "-f", manifest)
-	for _, v := range append(bmhVMs, bmhVM{name: "bmh-wrong"}) {
+	names := vms
+	if wrong {
+		names = append(append([]bmhVM(nil), vms...), bmhVM{name: "bmh-wrong"})
+	}
+	for _, v := range names {
 		if !strings.Contains(out, "baremetalhost/"+v.name+" created") {
 			t.Errorf("rackbootctl create bmh did not create %s:\n%s", v.name, out)
 		}
 	}
-	hosts := waitPaired(t, ctx, c, infraEnvs, started)
-	for _, v := range bmhVMs {
+	hosts := waitPaired(t, ctx, c, vms, infraEnvs, started)
+	for _, v := range vms {
 		checkPairedHost(t, v, hosts[v.name])
 	}
-	checkBootPaths(t, bed, p, c)
-	checkWrongPassword(t, ctx, ns, c, bed)
+	checkBootPaths(t, bed, p, c, vms, wrong)
+	if wrong {
+		checkWrongPassword(t, ctx, ns, c, bed)
+	}
 	if t.Failed() {
 		t.Fatalf("discovery failed; rackbootctl get bmh -o wide:\n%s", ctl(t, ctx, ns, c, "get", "bmh", "-o", "wide"))
 	}
-	installBMHs(t, ctx, ns, c, bed, clusters, hosts)
+	installBMHs(t, ctx, ns, c, bed, vms, clusters, hosts)
+	checkVendorPaths(t, bed, vms)
+}
+
+// checkVendorPaths: each VM's BMC saw its vendor's path taken.
+func checkVendorPaths(t *testing.T, bed *bmcBed, vms []bmhVM) {
+	t.Helper()
+	for _, v := range vms {
+		if v.vendor == "" {
+			continue
+		}
+		got := bed.fronts[v.id].Taken()
+		t.Logf("%s (%s): vendor paths taken: %q", v.name, v.vendor, got)
+		for _, want := range v.taken {
+			if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, want) }) {
+				t.Errorf("%s: the %s BMC never saw %q; it saw:\n%s", v.name, v.vendor, want, strings.Join(got, "\n"))
+			}
+		}
+	}
 }
 
 // bmcConfig writes the user's role configs into dir/roles and returns
@@ -91,14 +137,14 @@ func TestBMCVirtualMediaAndPXE(t *testing.T) {
 // thresholds, the discovery ISO for virtual media and the OS disk image to
 // install. No default infra-env: the BMHs' labels say which infra-env a
 // MAC boots.
-func bmcConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, dir string) string {
+func bmcConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, dir string, vms []bmhVM) string {
 	t.Helper()
 	roleDir, err := installbed.WriteRoleConfigs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var res []reservation
-	for _, v := range bmhVMs {
+	for _, v := range vms {
 		res = append(res, reservation{mac: v.mac, ip: v.ip, name: v.name})
 	}
 	return discoveryConfigHead(dir, art, res) + fmt.Sprintf(`
@@ -151,17 +197,17 @@ func listBMHs(c *apiClient) (map[string]models.BareMetalHost, error) {
 	return out, err
 }
 
-// waitPaired waits until both VMs registered (each into the infra-env of
+// waitPaired waits until the VMs registered (each into the infra-env of
 // its BMH, by BMH name in infraEnvs) and their BMHs are paired with them;
 // it returns the hosts by BMH name.
-func waitPaired(t *testing.T, ctx context.Context, c *apiClient, infraEnvs map[string]string, started time.Time) map[string]models.APIHost {
+func waitPaired(t *testing.T, ctx context.Context, c *apiClient, vms []bmhVM, infraEnvs map[string]string, started time.Time) map[string]models.APIHost {
 	t.Helper()
 	byName := map[string]models.APIHost{}
 	var bmhs map[string]models.BareMetalHost
 	deadline := time.Now().Add(registerLimit)
 	for {
 		var err error
-		if bmhs, err = listBMHs(c); err == nil && paired(c, bmhs, infraEnvs, byName) {
+		if bmhs, err = listBMHs(c); err == nil && paired(c, vms, bmhs, infraEnvs, byName) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -173,14 +219,14 @@ func waitPaired(t *testing.T, ctx context.Context, c *apiClient, infraEnvs map[s
 		case <-time.After(2 * time.Second):
 		}
 	}
-	t.Logf("BMHs created to both hosts registered, paired and approved in %s: %s",
+	t.Logf("BMHs created to all hosts registered, paired and approved in %s: %s",
 		time.Since(started).Round(time.Second), bmhSummary(bmhs))
 	return byName
 }
 
 // paired: each VM's host registered and is approved, and its BMH names it.
-func paired(c *apiClient, bmhs map[string]models.BareMetalHost, infraEnvs map[string]string, byName map[string]models.APIHost) bool {
-	for _, v := range bmhVMs {
+func paired(c *apiClient, vms []bmhVM, bmhs map[string]models.BareMetalHost, infraEnvs map[string]string, byName map[string]models.APIHost) bool {
+	for _, v := range vms {
 		hs, err := listHosts(c, infraEnvs[v.name])
 		if err != nil {
 			return false
@@ -231,43 +277,69 @@ func checkPairedHost(t *testing.T, v bmhVM, h models.APIHost) {
 	}
 }
 
-// checkBootPaths: vm1 booted the ISO from its CD drive and never tried
-// PXE; vm2 PXE booted through rackbootd's iPXE chain; the BMC downloaded
-// the ISO from rackbootd, whose URL (a capability) shows in no log or
-// event; every BMC action left an event.
-func checkBootPaths(t *testing.T, bed *bmcBed, p *proc, c *apiClient) {
+// checkBootPaths: the virtual-media VMs booted the ISO from their CD
+// drive and never tried PXE; the PXE VMs PXE booted through rackbootd's
+// iPXE chain; the BMC downloaded the ISO from rackbootd, whose URL (a
+// capability) shows in no log or event; every BMC action left an event
+// (with wrong, the wrong password's error too).
+func checkBootPaths(t *testing.T, bed *bmcBed, p *proc, c *apiClient, vms []bmhVM, wrong bool) {
 	t.Helper()
-	vmedia, pxe := bed.console("vm1"), bed.console("vm2")
-	if !strings.Contains(vmedia, "UEFI QEMU DVD-ROM") || strings.Contains(vmedia, "PXE") || strings.Contains(vmedia, "iPXE") {
-		t.Errorf("vm1 did not boot from its CD drive alone:\n%s", qemu0(vmedia))
+	var tokens []string
+	for _, v := range vms {
+		console := bed.console(v.id)
+		if v.pxe {
+			script := "/boot/" + strings.ReplaceAll(v.mac, ":", "-") + "/script.ipxe"
+			if !strings.Contains(console, "iPXE") || !strings.Contains(console, script) {
+				t.Errorf("%s did not PXE boot rackbootd's script %s:\n%s", v.id, script, qemu0(console))
+			}
+			continue
+		}
+		if !strings.Contains(console, "UEFI QEMU DVD-ROM") || strings.Contains(console, "PXE") || strings.Contains(console, "iPXE") {
+			t.Errorf("%s did not boot from its CD drive alone:\n%s", v.id, qemu0(console))
+		}
+		m, err := bed.svc.Media(v.id)
+		if err != nil || !strings.HasSuffix(m.Image, "/discovery.iso") || strings.Contains(m.Image, "?") || len(m.Image) > 255 {
+			t.Errorf("%s's virtual media = %+v, %v; want rackbootd's .iso URL (no query, ≤255)", v.id, m, err)
+			continue
+		}
+		tokens = append(tokens, strings.Split(strings.TrimPrefix(m.Image, "http://"), "/")[3])
 	}
-	script := "/boot/" + strings.ReplaceAll(bmhVMs[1].mac, ":", "-") + "/script.ipxe"
-	if !strings.Contains(pxe, "iPXE") || !strings.Contains(pxe, script) {
-		t.Errorf("vm2 did not PXE boot rackbootd's script %s:\n%s", script, qemu0(pxe))
-	}
-	m, err := bed.svc.Media("vm1")
-	if err != nil || !strings.HasSuffix(m.Image, "/discovery.iso") || strings.Contains(m.Image, "?") || len(m.Image) > 255 {
-		t.Errorf("vm1's virtual media = %+v, %v; want rackbootd's .iso URL (no query, ≤255)", m, err)
-	}
-	token := strings.Split(strings.TrimPrefix(m.Image, "http://"), "/")[3]
 	var evs []models.Event
 	c.must(200, "GET", "/events", nil, &evs)
 	var names []string
 	for _, e := range evs {
-		if strings.Contains(e.Message, token) || strings.Contains(e.Message, bmcPassword) {
-			t.Errorf("event shows the image token or the BMC password: %s", e.Message)
+		for _, token := range tokens {
+			if strings.Contains(e.Message, token) {
+				t.Errorf("event shows the image token: %s", e.Message)
+			}
+		}
+		if strings.Contains(e.Message, bmcPassword) {
+			t.Errorf("event shows the BMC password: %s", e.Message)
 		}
 		if strings.HasPrefix(e.Name, "bmh_") {
 			names = append(names, e.Name)
 		}
 	}
-	for _, want := range []string{"bmh_created", "bmh_media_inserted", "bmh_boot_once", "bmh_power_on", "bmh_paired", "bmh_error"} {
-		if !strings.Contains(strings.Join(names, " "), want) {
-			t.Errorf("no %s event (BMH events: %v)", want, names)
+	want := []string{"bmh_created", "bmh_boot_once", "bmh_power_on", "bmh_paired"}
+	if len(tokens) > 0 {
+		want = append(want, "bmh_media_inserted")
+	}
+	if wrong {
+		want = append(want, "bmh_error")
+	}
+	for _, w := range want {
+		if !strings.Contains(strings.Join(names, " "), w) {
+			t.Errorf("no %s event (BMH events: %v)", w, names)
 		}
 	}
-	if logs := p.out.String(); strings.Contains(logs, token) || strings.Contains(logs, bmcPassword) {
-		t.Error("rackbootd's log shows the image token or the BMC password")
+	logs := p.out.String()
+	for _, token := range tokens {
+		if strings.Contains(logs, token) {
+			t.Error("rackbootd's log shows the image token")
+		}
+	}
+	if strings.Contains(logs, bmcPassword) {
+		t.Error("rackbootd's log shows the BMC password")
 	}
 }
 

@@ -22,6 +22,11 @@
 //   - Lenovo XCC: no InsertMedia action (the slot is PATCHed) and the PATCH
 //     shows in the slot a few reads later.
 //
+// Front puts the iDRAC, iLO, Supermicro or XCC personality in front of the
+// testbed's QEMU Redfish emulator instead of a mockup (front.go,
+// front_media.go), so make e2e-bmc drives a real VM as each vendor's
+// machine; Fronted.Taken lists the vendor paths the client took.
+//
 // Boots records what the machine booted at each power-on or restart
 // ("cd <image>", "pxe", "http", "disk"), so a test can assert what the
 // user would see: the machine came up from the discovery ISO.

@@ -3,6 +3,7 @@ package vendorbmc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -37,28 +38,50 @@ func identityOf(vendor string) (identity, bool) {
 // a one-time Cd boot; iLO's standard Cd override boots the disk unless the
 // media was inserted with Oem.Hpe.BootOnNextServerReset; Supermicro's
 // legacy Pxe/Cd targets boot the disk, its UefiPxe/UefiCd the network or
-// CD. It returns nil for a vendor it has no personality for.
-func Front(next http.Handler, vendor string) http.Handler {
+// CD. iLO, Supermicro and the XCC keep their virtual media under the
+// Manager only; Supermicro's manager collection lists no slot, and its CD
+// slot is CD1 (front_media.go). Taken lists the vendor paths a client
+// took. Front returns nil for a vendor it has no personality for.
+func Front(next http.Handler, vendor string) *Fronted {
 	id, ok := identityOf(vendor)
 	if !ok {
 		return nil
 	}
-	return &front{next: next, vendor: vendor, id: id, p: personalityOf(vendor),
+	return &Fronted{next: next, vendor: vendor, id: id, p: personalityOf(vendor), media: mediaLayoutOf(vendor),
 		pending: map[string]int{}, hpeFlag: map[string]bool{}}
 }
 
-type front struct {
+// Fronted is a vendor's personality in front of a Redfish service; it is
+// an http.Handler, safe for concurrent use.
+type Fronted struct {
 	next   http.Handler
 	vendor string
 	id     identity
 	p      personality
+	media  mediaLayout
 
 	mu      sync.Mutex
 	pending map[string]int  // slot path → reads before an update shows
 	hpeFlag map[string]bool // system id → BootOnNextServerReset set
+	taken   []string        // vendor paths taken, in order
 }
 
-func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Taken returns the vendor paths clients took so far, in order: "idrac:
+// OEM boot-once …", "ilo: InsertMedia with Oem.Hpe.BootOnNextServerReset
+// …", "supermicro: InsertMedia on the unlisted slot CD1 …", "supermicro:
+// boot once UefiCd …", "xcc: slot … PATCHed with an image …".
+func (f *Fronted) Taken() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.taken...)
+}
+
+// note records a vendor path taken.
+func (f *Fronted) note(format string, args ...any) {
+	f.taken = append(f.taken, fmt.Sprintf(format, args...))
+}
+
+func (f *Fronted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	var req map[string]any
@@ -67,6 +90,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	if code, msg := f.p.refuse(r.Method, p, req); code != 0 {
 		redfishError(w, code, "Base.1.8.ActionParameterUnknown", msg)
+		return
+	}
+	if f.media.hidden(p) {
+		redfishError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "The resource at the URI "+p+" was not found.")
 		return
 	}
 	if r.Method == http.MethodPost && strings.HasSuffix(p, "/Actions/Oem/EID_674_Manager.ImportSystemConfiguration") {
@@ -78,7 +105,8 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, body = f.translate(r.Method, p, req, body)
-	r.URL.Path, r.URL.RawPath = p, "" // iLO's trailing slashes: the emulator has none
+	// iLO's trailing slashes: the emulator has none; Supermicro's CD1 is its Cd.
+	r.URL.Path, r.URL.RawPath = f.media.upstream(p), ""
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	rec := &recorder{hdr: http.Header{}}
@@ -100,9 +128,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // translate turns a request into what the emulator should do for it.
-func (f *front) translate(method, p string, req map[string]any, body []byte) (map[string]any, []byte) {
+func (f *Fronted) translate(method, p string, req map[string]any, body []byte) (map[string]any, []byte) {
 	if method == http.MethodPost && strings.HasSuffix(p, "ComputerSystem.Reset") && req["ResetType"] == "PushPowerButton" {
 		req["ResetType"] = "GracefulShutdown" // what the button does to a running OS
+		f.note("%s: PushPowerButton on %s", f.short(), systemOfSlot(p))
 		b, _ := json.Marshal(req)
 		return req, b
 	}
@@ -116,6 +145,7 @@ func (f *front) translate(method, p string, req map[string]any, body []byte) (ma
 	case f.p.uefiOnly && (target == "Pxe" || target == "Cd"):
 		target = "Hdd" // no legacy boot on this board
 	case f.p.uefiOnly && (target == "UefiPxe" || target == "UefiCd"):
+		f.note("%s: boot once %s on %s", f.short(), target, sysID)
 		target = strings.TrimPrefix(target, "Uefi")
 	case f.p.hpeBootFlag && target == "Cd" && !f.hpeFlag[sysID]:
 		target = "Hdd" // the virtual media boots only with its OEM flag
@@ -127,7 +157,7 @@ func (f *front) translate(method, p string, req map[string]any, body []byte) (ma
 }
 
 // after records what an accepted request changes in the personality.
-func (f *front) after(method, p string, req map[string]any) {
+func (f *Fronted) after(method, p string, req map[string]any) {
 	slot, _, _ := strings.Cut(p, "/Actions/")
 	switch {
 	case method == http.MethodPost && strings.HasSuffix(p, "VirtualMedia.InsertMedia"),
@@ -135,9 +165,16 @@ func (f *front) after(method, p string, req map[string]any) {
 		if f.p.mediaDelay > 0 {
 			f.pending[slot] = f.p.mediaDelay
 		}
+		if img, _ := req["Image"].(string); method == http.MethodPatch && img != "" {
+			f.note("%s: slot %s PATCHed with an image (no InsertMedia)", f.short(), slot)
+		}
+		if f.media.slot != "" && slotID(slot) == f.media.slot && method == http.MethodPost {
+			f.note("%s: InsertMedia on the unlisted slot %s", f.short(), slot)
+		}
 		if oem, _ := req["Oem"].(map[string]any); oem != nil {
 			if hpe, _ := oem["Hpe"].(map[string]any); hpe != nil && hpe["BootOnNextServerReset"] == true {
 				f.hpeFlag[systemOfSlot(slot)] = true
+				f.note("%s: InsertMedia with Oem.Hpe.BootOnNextServerReset on %s", f.short(), slot)
 			}
 		}
 	case method == http.MethodPost && strings.HasSuffix(p, "VirtualMedia.EjectMedia"):
@@ -159,7 +196,7 @@ func systemOfSlot(slot string) string {
 
 // importConfig takes the iDRAC's virtual-CD boot-once profile and sets a
 // one-time Cd boot on the manager's system.
-func (f *front) importConfig(w http.ResponseWriter, r *http.Request, p string, req map[string]any) {
+func (f *Fronted) importConfig(w http.ResponseWriter, r *http.Request, p string, req map[string]any) {
 	buf, _ := req["ImportBuffer"].(string)
 	if !strings.Contains(buf, `<Attribute Name="ServerBoot.1#BootOnce">Enabled</Attribute>`) ||
 		!strings.Contains(buf, `<Attribute Name="ServerBoot.1#FirstBootDevice">VCD-DVD</Attribute>`) {
@@ -177,16 +214,18 @@ func (f *front) importConfig(w http.ResponseWriter, r *http.Request, p string, r
 		redfishError(w, http.StatusInternalServerError, "IDRAC.2.8.SYS051", "Unable to apply the boot-once setting.")
 		return
 	}
+	f.note("%s: OEM boot-once VCD-DVD through %s (job JID_000000000001)", f.short(), p)
 	w.Header().Set("Location", mgr+"/Jobs/JID_000000000001")
 	w.WriteHeader(http.StatusAccepted)
 }
 
 // rewrite is a GET answer as the vendor gives it.
-func (f *front) rewrite(p string, out []byte) []byte {
+func (f *Fronted) rewrite(p string, out []byte) []byte {
 	var doc map[string]any
-	if json.Unmarshal(out, &doc) != nil {
+	if json.Unmarshal(f.media.relink(out), &doc) != nil {
 		return out
 	}
+	f.media.present(p, doc)
 	switch {
 	case strings.HasPrefix(p, "/redfish/v1/Systems/") && strings.Count(p, "/") == 4:
 		f.system(doc)
@@ -212,7 +251,7 @@ func (f *front) rewrite(p string, out []byte) []byte {
 }
 
 // system makes a ComputerSystem the vendor's.
-func (f *front) system(doc map[string]any) {
+func (f *Fronted) system(doc map[string]any) {
 	doc["Manufacturer"], doc["Model"] = f.id.manufacturer, f.id.model
 	if boot, _ := doc["Boot"].(map[string]any); boot != nil && f.p.uefiOnly {
 		boot["BootSourceOverrideTarget@Redfish.AllowableValues"] = []any{"None", "Pxe", "Cd", "Hdd", "UefiPxe", "UefiCd", "UefiHttp"}
