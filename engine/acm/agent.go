@@ -146,20 +146,11 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	if reflect.DeepEqual(before, after) {
 		return nil
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
 	a := p.agent
-	a.Body = b
 	if !reflect.DeepEqual(normal(before.(map[string]any)["spec"]), normal(body["spec"])) {
 		a.Generation++
 	}
-	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: a, IfRevision: a.Revision})
-	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
-		return nil
-	}
-	return err
+	return putBody(ctx, o, a, body)
 }
 
 // setOrDrop sets sp[k] to v, or drops it when v is "".

@@ -3,7 +3,6 @@ package acm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -300,16 +299,7 @@ func putStatus(ctx context.Context, o Options, obj engine.Object, st map[string]
 		return nil
 	}
 	body["status"] = st
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	obj.Body = b
-	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: obj, IfRevision: obj.Revision})
-	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
-		return nil // changed or gone meanwhile: the next pass sees it
-	}
-	return err
+	return putBody(ctx, o, obj, body)
 }
 
 // stamp gives each condition its lastTransitionTime (kept from old when

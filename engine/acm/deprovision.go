@@ -30,16 +30,7 @@ func setFinalizers(ctx context.Context, o Options, obj engine.Object, fs []strin
 	} else {
 		md["finalizers"] = fs
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	obj.Body = b
-	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: obj, IfRevision: obj.Revision})
-	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
-		return nil // changed or gone meanwhile: the next pass sees it
-	}
-	return err
+	return putBody(ctx, o, obj, body)
 }
 
 // deprovision is the finalizer's work on a deleted AgentClusterInstall:

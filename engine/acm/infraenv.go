@@ -283,16 +283,7 @@ func writeStatus(ctx context.Context, o Options, obj engine.Object, artifacts, c
 		delete(st, "bootArtifacts")
 	}
 	body["status"] = st
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	obj.Body = b
-	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: obj, IfRevision: obj.Revision})
-	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
-		return nil // changed or gone meanwhile: the next pass sees it
-	}
-	return err
+	return putBody(ctx, o, obj, body)
 }
 
 // hasStatus reports whether obj's status has boot artifacts and cond.

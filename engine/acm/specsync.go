@@ -3,7 +3,6 @@ package acm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -36,17 +35,7 @@ func markSynced(ctx context.Context, o Options, in install) error {
 	}
 	ann[annotationSyncedGen] = syncedGen(in)
 	md["annotations"] = ann
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	obj := in.aci
-	obj.Body = b
-	_, err = o.Store.Apply(ctx, &engine.PutObject{Object: obj, IfRevision: obj.Revision})
-	if errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrNotFound) {
-		return nil
-	}
-	return err
+	return putBody(ctx, o, in.aci, body)
 }
 
 // synced reports whether the ACI's generations were taken already.
