@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,28 +43,7 @@ func TestKubectlThroughFollower(t *testing.T) {
 	manifests, _ := filepath.Abs("testdata/kube/ztp.yaml")
 
 	kf.must("create", "namespace", "kni21")
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, kubectlBin, "get", "agents", "-n", "kni21", "-w", "--output-watch-events")
-	cmd.Env = ko.env
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cancel()
-		_ = cmd.Wait()
-	}()
-	lines := make(chan string, 16)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := ko.watch("get", "agents", "-n", "kni21", "-w", "--output-watch-events")
 	waitRow := func(prefix, want string) {
 		t.Helper()
 		for {

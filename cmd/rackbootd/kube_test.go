@@ -65,6 +65,35 @@ func kubeFor(t *testing.T, d *testDaemon) *kubeTest {
 	return &kubeTest{t: t, dir: d.dir, home: home, env: append(os.Environ(), "KUBECONFIG="+kc, "HOME="+home)}
 }
 
+// watch starts kubectl with args (a `get -w`) until the test ends and
+// returns its output lines.
+func (k *kubeTest) watch(args ...string) <-chan string {
+	k.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, kubectlBin, args...)
+	cmd.Env = k.env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		k.t.Fatal(err)
+	}
+	k.t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+	})
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}
+
 // run runs kubectl and returns its stdout and stderr; ok is its success.
 func (k *kubeTest) run(args ...string) (stdout, stderr string, ok bool) {
 	k.t.Helper()
@@ -278,28 +307,7 @@ func TestKubectlWatch(t *testing.T) {
 	k.must("create", "namespace", "kni21")
 	k.must("apply", "-f", manifests)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, kubectlBin, "get", "agents", "-n", "kni21", "-w", "--output-watch-events")
-	cmd.Env = k.env
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cancel()
-		_ = cmd.Wait()
-	}()
-	lines := make(chan string, 16)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := k.watch("get", "agents", "-n", "kni21", "-w", "--output-watch-events")
 	next := func() string {
 		t.Helper()
 		select {
