@@ -293,10 +293,20 @@ func TestKubectlSeeds(t *testing.T) {
 		"replace", "-f", filepath.Join(k.home, "stale.yaml"))
 	wantLines(t, "after the refused replace", k.must("get", "agent", agentID, "-n", "kni21", "-o", "jsonpath={.spec.hostname}"), "m0")
 
-	wantLines(t, "delete", k.must("delete", "-f", manifests),
+	// Deleting the ClusterDeployment deletes its AgentClusterInstall (as
+	// upstream's owner reference does), which may be gone before kubectl
+	// reaches it in the file: --ignore-not-found, as a user would.
+	wantLines(t, "delete", k.must("delete", "--ignore-not-found", "-f", manifests),
 		"infraenv.agent-install.openshift.io \"kni21\" deleted", "agent.agent-install.openshift.io \""+agentID+"\" deleted")
 	_, errOut, _ := k.run("get", "infraenvs", "-A")
 	wantLines(t, "get after delete", errOut, "No resources found")
+	// The AgentClusterInstall's finalizer deregisters its cluster first.
+	for _, kind := range []string{"agentclusterinstalls", "clusterdeployments", "agents"} {
+		pollUntil(t, func() (bool, string) {
+			out, errOut, _ := k.run("get", kind, "-A")
+			return strings.Contains(errOut, "No resources found"), "get " + kind + " after delete: " + out + errOut
+		})
+	}
 }
 
 // TestKubectlWatch: kubectl get -w prints the current Agents, then a
