@@ -3,8 +3,8 @@ package engine
 import (
 	"bytes"
 	"errors"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 )
 

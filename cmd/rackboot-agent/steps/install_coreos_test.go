@@ -130,7 +130,7 @@ func TestCoreOSInstallerStandInKeepsTheCLIContract(t *testing.T) {
 		code int
 	}{
 		{[]string{"install", dev}, 0},
-		{[]string{"install", "--offline", "--append-karg=a=b", dev}, 1}, // no osmet: metadata missing
+		{[]string{"install", "--offline", "--append-karg=a=b", dev}, 1},         // no osmet: metadata missing
 		{[]string{"install", "--offline", "--image-url", "http://x/y", dev}, 0}, // --image-url wins, as in install.rs
 		{[]string{"install", "--bogus", dev}, 2},
 		{[]string{"install", "--append-karg"}, 2},
