@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,15 +25,7 @@ func TestRealIgnitionFetchesTheAgent(t *testing.T) {
 	if os.Getenv("RACKBOOT_E2E") != "1" || os.Geteuid() != 0 {
 		t.Skip("builds Ignition and needs root: set RACKBOOT_E2E=1 and run as root")
 	}
-	repo, err := image.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ign, err := image.BuildIgnition(t.Context(), repo, cache)
+	ign, err := image.BuildIgnitionDefault(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +88,7 @@ func coreosRoot(t *testing.T) string {
 	return root
 }
 
-// runIgnition runs Ignition's fetch-offline, fetch and files stages with
-// cfg on root and returns their output.
+// runIgnition runs Ignition with cfg on root and returns its output.
 func runIgnition(t *testing.T, ign, root string, cfg []byte) (string, error) {
 	t.Helper()
 	run := t.TempDir()
@@ -106,17 +96,5 @@ func runIgnition(t *testing.T, ign, root string, cfg []byte) (string, error) {
 	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var all strings.Builder
-	for _, stage := range []string{"fetch-offline", "fetch", "files"} {
-		cmd := exec.CommandContext(t.Context(), ign, "--platform=file", "--stage="+stage, "--root="+root, "--log-to-stdout",
-			"--config-cache="+filepath.Join(run, "ignition.json"), "--state-file="+filepath.Join(run, "state"),
-			"--neednet="+filepath.Join(run, "neednet"))
-		cmd.Env = append(os.Environ(), "IGNITION_CONFIG_FILE="+cfgPath)
-		out, err := cmd.CombinedOutput()
-		all.Write(out)
-		if err != nil {
-			return all.String(), err
-		}
-	}
-	return all.String(), nil
+	return image.RunIgnition(t.Context(), ign, root, cfgPath, run)
 }

@@ -26,15 +26,7 @@ func TestRealIgnitionAppliesHostConfig(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("no curl")
 	}
-	repo, err := image.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ign, err := image.BuildIgnition(t.Context(), repo, cache)
+	ign, err := image.BuildIgnitionDefault(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,15 +52,8 @@ func TestRealIgnitionAppliesHostConfig(t *testing.T) {
 	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := t.TempDir()
-	for _, stage := range []string{"fetch-offline", "fetch", "files"} {
-		cmd := exec.CommandContext(t.Context(), ign, "--platform=file", "--stage="+stage, "--root="+root, "--log-to-stdout",
-			"--config-cache="+filepath.Join(run, "ignition.json"), "--state-file="+filepath.Join(run, "state"),
-			"--neednet="+filepath.Join(run, "neednet"))
-		cmd.Env = append(os.Environ(), "IGNITION_CONFIG_FILE="+cfgPath)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("ignition --stage=%s: %v\n%s", stage, err, out)
-		}
+	if out, err := image.RunIgnition(t.Context(), ign, root, cfgPath, t.TempDir()); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 
 	for path, want := range map[string]struct {

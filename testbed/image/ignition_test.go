@@ -2,7 +2,6 @@ package image
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -38,15 +37,7 @@ func TestIgnitionAppliesConfig(t *testing.T) {
 	if os.Getenv("RACKBOOT_E2E") != "1" || os.Geteuid() != 0 {
 		t.Skip("builds Ignition and needs root: set RACKBOOT_E2E=1 and run as root")
 	}
-	repo, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ign, err := BuildIgnition(t.Context(), repo, cache)
+	ign, err := BuildIgnitionDefault(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,15 +53,8 @@ func TestIgnitionAppliesConfig(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(applyConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := t.TempDir()
-	for _, stage := range []string{"fetch-offline", "fetch", "files"} {
-		cmd := exec.CommandContext(t.Context(), ign, "--platform=file", "--stage="+stage, "--root="+root, "--log-to-stdout",
-			"--config-cache="+filepath.Join(run, "ignition.json"), "--state-file="+filepath.Join(run, "state"),
-			"--neednet="+filepath.Join(run, "neednet"))
-		cmd.Env = append(os.Environ(), "IGNITION_CONFIG_FILE="+cfg, "PATH="+bin+":"+os.Getenv("PATH"))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("ignition --stage=%s: %v\n%s", stage, err, out)
-		}
+	if out, err := RunIgnition(t.Context(), ign, root, cfg, t.TempDir(), "PATH="+bin+":"+os.Getenv("PATH")); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 	checkApplied(t, root)
 }
