@@ -12,8 +12,9 @@ import (
 
 // serverFields are the metadata fields the server owns: dropped from what
 // a client writes, filled in when an object is served.
+// metadata.managedFields is kept in the body (managed.go sets it).
 var serverFields = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "selfLink",
-	"managedFields", "deletionTimestamp", "deletionGracePeriodSeconds"}
+	"deletionTimestamp", "deletionGracePeriodSeconds"}
 
 // decodeJSON parses b into a generic value, numbers kept as json.Number
 // so that they are written back as they came.

@@ -10,6 +10,8 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rackboot/rackboot/engine"
 )
 
 // patchRetries is how often a patch that did not name a resourceVersion
@@ -68,15 +70,22 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		if ct != applyPatch {
 			return err
 		}
-		obj, derr := decodeObject(p)
+		obj, derr := manageApply(r, req, nil, p)
 		if derr != nil {
-			return errBadRequest("the patch is not a JSON object: %v", derr)
+			return derr
 		}
 		wr, aerr := h.admit(req, obj, nil, nil)
 		if aerr != nil {
 			return aerr
 		}
 		return h.store(w, r, req, wr, true, http.StatusCreated)
+	}
+	if ct == applyPatch {
+		obj, err := manageApply(r, req, curView, p)
+		if err != nil {
+			return err
+		}
+		return h.admitStore(w, r, req, obj, cur, curView)
 	}
 	doc, err := json.Marshal(curView)
 	if err != nil {
@@ -101,6 +110,14 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 	if err != nil {
 		return errBadRequest("the patched object is not a JSON object: %v", err)
 	}
+	if obj, err = manageUpdate(r, req, curView, obj); err != nil {
+		return err
+	}
+	return h.admitStore(w, r, req, obj, cur, curView)
+}
+
+// admitStore admits obj over cur and stores it.
+func (h *Handler) admitStore(w http.ResponseWriter, r *http.Request, req *request, obj map[string]any, cur engine.Object, curView map[string]any) error {
 	wr, err := h.admit(req, obj, &cur, curView)
 	if err != nil {
 		return err
