@@ -120,6 +120,12 @@ func (m *Model) Objects(group, kind, ns string) iter.Seq[Object] {
 	}
 }
 
+// ObjectIndex is the log index of the last command that changed an
+// object (0 when none did since the model was loaded): a reader of the
+// change feed that has seen that index has seen every object change up
+// to Index.
+func (m *Model) ObjectIndex() uint64 { return m.objectIndex }
+
 // objectsIn yields the keys of every object in namespace ns.
 func (m *Model) objectsIn(ns string) []string {
 	var keys []string

@@ -36,6 +36,9 @@ type Model struct {
 	// length.
 	events    []*Event
 	nextEvent uint64
+	// objectIndex is the log index of the last change of objects (not
+	// replicated state: 0 after a snapshot is loaded).
+	objectIndex uint64
 	// sealer opens sealed secret values for readers (sealstore.go); it is
 	// the appliance's key, not replicated state.
 	sealer *Sealer

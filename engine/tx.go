@@ -69,6 +69,9 @@ func del[T any](tx *Tx, objs map[string]*T, kind Kind, id string) {
 
 func (tx *Tx) changed(kind Kind, id string, deleted bool) {
 	tx.writes++
+	if kind == KindObject {
+		tx.m.objectIndex = tx.index
+	}
 	if tx.quiet {
 		return
 	}

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"mime"
 	"net/http"
-	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -63,35 +62,40 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 	if err != nil {
 		return err
 	}
-	if r.URL.Query().Get("resourceVersion") == "" {
+	pg, err := parsePage(r)
+	if err != nil {
+		return err
+	}
+	if r.URL.Query().Get("resourceVersion") == "" && (pg.token == nil || pg.token.ResourceVersion < 0) {
 		if err := h.opts.Store.Barrier(r.Context()); err != nil {
 			return storeError(req.res, "", err)
 		}
 	}
+	all, index, err := h.objectsAt(r.Context(), req, pg)
+	if err != nil {
+		return err
+	}
 	var objs []engine.Object
-	var index uint64
-	h.opts.Store.Read(func(m *engine.Model) {
-		index = m.Index()
-		for o := range m.Objects(req.res.Group, req.res.Kind, req.ns) {
-			if isEvent(req.res) || sel.matches(o) {
-				objs = append(objs, o)
-			}
-		}
-		if isEvent(req.res) {
-			objs = append(objs, domainEvents(m, req.ns)...)
-		}
-	})
-	views := make([]map[string]any, len(objs))
-	for i, o := range objs {
-		if views[i], err = h.render(req.res, o); err != nil {
-			return err
+	var views []map[string]any
+	for _, o := range all {
+		if isEvent(req.res) || sel.matches(o) {
+			objs = append(objs, o)
 		}
 	}
 	if isEvent(req.res) {
-		objs, views = selectEvents(sel, objs, views)
+		if views, err = h.renderAll(req.res, objs); err != nil {
+			return err
+		}
+		objs, _ = selectEvents(sel, objs, views)
+	}
+	page := paginate(objs, index, pg, sel.empty())
+	if views, err = h.renderAll(req.res, page.objs); err != nil {
+		return err
 	}
 	if wantsTable(r) {
-		writeJSON(w, http.StatusOK, h.table(req.res, r, objs, views, index))
+		t := h.table(req.res, r, page.objs, views, index)
+		t["metadata"] = page.listMeta()
+		writeJSON(w, http.StatusOK, t)
 		return nil
 	}
 	items := make([]any, len(views))
@@ -100,10 +104,22 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"apiVersion": req.res.GroupVersion(), "kind": req.res.Kind + "List",
-		"metadata": map[string]any{"resourceVersion": strconv.FormatUint(index, 10)},
-		"items":    items,
+		"metadata": page.listMeta(), "items": items,
 	})
 	return nil
+}
+
+// renderAll renders objs.
+func (h *Handler) renderAll(res *Resource, objs []engine.Object) ([]map[string]any, error) {
+	views := make([]map[string]any, len(objs))
+	for i, o := range objs {
+		v, err := h.render(res, o)
+		if err != nil {
+			return nil, err
+		}
+		views[i] = v
+	}
+	return views, nil
 }
 
 // selectEvents keeps the Events sel selects (by their fields).

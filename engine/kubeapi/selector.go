@@ -61,6 +61,12 @@ func (s selector) matchesEvent(o engine.Object, view map[string]any) bool {
 	return s.fields == nil || s.fields.Matches(eventFieldSet(view))
 }
 
+// empty reports whether s selects by namespace only (then a page can
+// count what remains).
+func (s selector) empty() bool {
+	return (s.labels == nil || s.labels.Empty()) && (s.fields == nil || s.fields.Empty())
+}
+
 func (s selector) String() string {
 	return fmt.Sprintf("ns=%s labels=%s", s.ns, strings.TrimSpace(s.labels.String()))
 }
