@@ -39,6 +39,9 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 		if _, ok := tx.m.objects[NamespaceRef(o.Namespace).Key()]; !ok {
 			return nil, notFound(KindObject, NamespaceRef(o.Namespace).Key())
 		}
+		if c.Create && tx.m.terminating(o.Namespace) {
+			return nil, invalid("object %s: unable to create new content in namespace %s because it is being terminated", o.Key(), o.Namespace)
+		}
 	}
 	key := o.Key()
 	cur, ok := tx.m.objects[key]
@@ -62,9 +65,10 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 				return nil, invalid("object %s: no new finalizers can be added if the object is being deleted, found new finalizers %q", key, f)
 			}
 		}
-		if len(fs) == 0 {
+		if len(fs) == 0 && !(isNamespace(o.ObjectRef) && len(tx.m.objectsIn(o.Name)) > 0) {
 			del(tx, tx.m.objects, KindObject, key)
 			tx.attach(cur)
+			reapNamespace(tx, o.Namespace)
 			return nil, nil
 		}
 	}
@@ -78,7 +82,8 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 // DeleteObject removes a Kubernetes-style object; with IfRevision set only
 // if it was last changed at that log index. An object with finalizers is
 // only marked (its DeletionTimestamp set, once): it goes when a PutObject
-// removes the last one. Removing a Namespace removes every object in it.
+// removes the last one. Deleting a Namespace deletes every object in it
+// and marks it Terminating until the last one is gone (cmd_namespace.go).
 type DeleteObject struct {
 	Stamp
 	Ref        ObjectRef `json:"ref"`
@@ -100,27 +105,22 @@ func (c *DeleteObject) apply(tx *Tx) (any, error) {
 	if c.IfRevision != 0 && cur.Revision != c.IfRevision {
 		return nil, conflict("object %s changed since revision %d", key, c.IfRevision)
 	}
+	if isNamespace(c.Ref) {
+		deleteNamespace(tx, cur)
+		return nil, nil
+	}
 	if len(cur.Finalizers()) > 0 {
 		if cur.Deleting() {
 			return nil, nil
 		}
 		o := *cur
-		o.DeletionTimestamp = tx.at.UTC().Truncate(time.Second)
-		if o.DeletionTimestamp.IsZero() { // an unstamped command: still marked
-			o.DeletionTimestamp = time.Unix(0, 0).UTC()
-		}
+		o.DeletionTimestamp = deletionTime(tx)
 		put(tx, tx.m.objects, KindObject, key, &o)
 		tx.attach(&o)
 		return nil, nil
 	}
-	if c.Ref.Group == "" && c.Ref.Kind == "Namespace" {
-		for _, k := range tx.m.objectsIn(c.Ref.Name) {
-			gone := tx.m.objects[k]
-			del(tx, tx.m.objects, KindObject, k)
-			tx.attach(gone)
-		}
-	}
 	del(tx, tx.m.objects, KindObject, key)
 	tx.attach(cur)
+	reapNamespace(tx, cur.Namespace)
 	return nil, nil
 }

@@ -41,7 +41,7 @@ func (h *Handler) admit(req *request, obj map[string]any, cur *engine.Object, cu
 		return write{}, err
 	}
 	if ns != "" && cur == nil {
-		if err := h.namespaceExists(ns); err != nil {
+		if err := h.checkNamespace(res, name, ns); err != nil {
 			return write{}, err
 		}
 	}
@@ -105,16 +105,6 @@ func (h *Handler) admit(req *request, obj map[string]any, cur *engine.Object, cu
 		}
 	}
 	return write{obj: o, ifRevision: rv}, nil
-}
-
-// namespaceExists is NotFound for the namespace when it does not exist.
-func (h *Handler) namespaceExists(ns string) error {
-	var ok bool
-	h.opts.Store.Read(func(m *engine.Model) { _, ok = m.Object(engine.NamespaceRef(ns).Key()) })
-	if !ok {
-		return errNotFound(h.byKind["/Namespace"], ns)
-	}
-	return nil
 }
 
 func checkTypeMeta(res *Resource, obj map[string]any) *apiError {

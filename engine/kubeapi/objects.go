@@ -84,7 +84,7 @@ func (h *Handler) render(res *Resource, o engine.Object) (map[string]any, error)
 			return nil, err
 		}
 	case res.Group == "" && res.Kind == "Namespace":
-		obj["status"] = map[string]any{"phase": "Active"}
+		obj["status"] = map[string]any{"phase": namespacePhase(o)}
 		obj["spec"] = map[string]any{"finalizers": []any{"kubernetes"}}
 	}
 	return obj, nil

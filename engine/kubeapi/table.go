@@ -159,7 +159,10 @@ func parseFilter(step string) (key, value string, ok bool) {
 	return key, value, ok
 }
 
-func namespaceCells(map[string]any) []any { return []any{"Active"} }
+func namespaceCells(obj map[string]any) []any {
+	st, _ := obj["status"].(map[string]any)
+	return []any{st["phase"]}
+}
 
 func secretCells(obj map[string]any) []any {
 	return []any{obj["type"], int64(dataCount(obj))}
