@@ -42,11 +42,11 @@ type involved struct {
 	apiVersion string
 }
 
-// domainEvents maps the kept domain events onto the objects of namespace
-// ns ("" all) they concern: an event of a host to its Agent, an event of a
+// domainEvents maps the kept domain events after sequence number after
+// onto the objects of namespace ns ("" all) they concern: an event of a host to its Agent, an event of a
 // cluster to its AgentClusterInstall (the cluster's id is its uid), an
 // event of an infra-env alone to its InfraEnv.
-func domainEvents(m *engine.Model, ns string) []engine.Object {
+func domainEvents(m *engine.Model, ns string, after uint64) []engine.Object {
 	byCluster, byInfraEnv, byHost := map[string]involved{}, map[string]involved{}, map[string]involved{}
 	for o := range m.Objects(groupHiveExt, "AgentClusterInstall", ns) {
 		byCluster[o.UID] = involved{o, groupHiveExt + "/" + versionV1beta1}
@@ -58,7 +58,7 @@ func domainEvents(m *engine.Model, ns string) []engine.Object {
 		byHost[o.Name] = involved{o, groupAgent + "/" + versionV1beta1}
 	}
 	var out []engine.Object
-	for e := range m.Events(0) {
+	for e := range m.Events(after) {
 		var in involved
 		var ok bool
 		switch {

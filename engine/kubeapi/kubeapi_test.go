@@ -190,7 +190,13 @@ type watchStream struct {
 
 func (f *fixture) watch(query string) *watchStream {
 	f.t.Helper()
-	req, _ := http.NewRequest("GET", f.srv.URL+agentsPath+"?watch=true&"+query, nil)
+	return f.watchAt(agentsPath, query)
+}
+
+// watchAt watches the collection at path.
+func (f *fixture) watchAt(path, query string) *watchStream {
+	f.t.Helper()
+	req, _ := http.NewRequest("GET", f.srv.URL+path+"?watch=true&"+query, nil)
 	req.Header.Set("Authorization", "Bearer "+admin)
 	ctx, cancel := context.WithCancel(context.Background())
 	f.t.Cleanup(cancel)

@@ -119,7 +119,10 @@ func (h *Handler) objectsAt(ctx context.Context, req *request, p page) ([]engine
 			objs = append(objs, o)
 		}
 		if isEvent(req.res) {
-			objs = append(objs, domainEvents(m, req.ns)...)
+			// An Event's resourceVersion is its domain event's sequence
+			// number (events_watch.go).
+			_, index = eventSeqs(m)
+			objs = append(objs, domainEvents(m, req.ns, 0)...)
 			slicesSortFunc(objs)
 		}
 	})

@@ -21,6 +21,9 @@ const maxWatch = 30 * time.Minute
 // with one, every change after it, or a 410 Gone ERROR event when the
 // cache no longer holds them.
 func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) error {
+	if isEvent(req.res) {
+		return h.watchEvents(w, r, req)
+	}
 	sel, err := parseSelectors(req, r)
 	if err != nil {
 		return err
