@@ -75,9 +75,11 @@ func (c *conn) SetDeadline(t time.Time) error {
 func (c *conn) SetReadDeadline(t time.Time) error  { return c.raw.SetReadDeadline(t) }
 func (c *conn) SetWriteDeadline(t time.Time) error { return c.raw.SetWriteDeadline(t) }
 
-// Config is the server configuration for cert: HTTP/1.1 only (the
+// Config is the server configuration for certs: HTTP/1.1 only (the
 // connection is not a *tls.Conn to net/http, which would otherwise
-// negotiate HTTP/2 itself), TLS 1.2 at least.
-func Config(cert tls.Certificate) *tls.Config {
-	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
+// negotiate HTTP/2 itself), TLS 1.2 at least. The first certificate is
+// served unless the client asks (TLS SNI) for a name only a later one
+// names, such as a rack certificate's (RackCAFile).
+func Config(certs ...tls.Certificate) *tls.Config {
+	return &tls.Config{Certificates: certs, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
 }

@@ -39,6 +39,13 @@ const (
 	uriHost   = "node"
 )
 
+// APIServerName is the DNS name every node certificate carries besides
+// its node id: rackbootd serves its HTTPS API with the node certificate to
+// a client asking for that name (TLS SNI), so one kubeconfig with the rack
+// CA and `tls-server-name: rackboot-api` works against every appliance of
+// the rack, whichever address it names.
+const APIServerName = "rackboot-api"
+
 // maxNodeID is the longest node id.
 const maxNodeID = 64
 
@@ -111,6 +118,7 @@ func (ca *CA) Issue(id string, now time.Time) (certPEM, keyPEM []byte, err error
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: id},
 		URIs:         []*url.URL{nodeURI(id)},
+		DNSNames:     []string{APIServerName},
 		NotBefore:    now.Add(-backdate),
 		NotAfter:     now.Add(nodeValidity),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

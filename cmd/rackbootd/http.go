@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io/fs"
 	"net"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rackboot/rackboot/apitls"
 	"github.com/rackboot/rackboot/boot/httpboot"
+	"github.com/rackboot/rackboot/cluster/rackca"
 )
 
 // newHTTP builds the HTTP server: the boot URLs of boot/httpboot, the
@@ -54,7 +56,12 @@ func (d *daemon) newHTTP() error {
 		ln.Close()
 		return fmt.Errorf("http: %w", err)
 	}
-	d.httpLn = apitls.Listener(ln, apitls.Config(cert))
+	certs, err := d.apiCerts(cert)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("http: %w", err)
+	}
+	d.httpLn = apitls.Listener(ln, apitls.Config(certs...))
 	base, cancel := context.WithCancel(context.Background())
 	d.httpCancel = cancel
 	// No WriteTimeout: kernel downloads and watch streams are long.
@@ -65,6 +72,22 @@ func (d *daemon) newHTTP() error {
 		IdleTimeout:       2 * time.Minute,
 	}
 	return nil
+}
+
+// apiCerts are the API's certificates: the self-signed one, and in a rack
+// the node certificate (signed by the rack CA, naming
+// rackca.APIServerName) for clients that ask for that name.
+func (d *daemon) apiCerts(self tls.Certificate) ([]tls.Certificate, error) {
+	var node tls.Certificate
+	var caDER []byte
+	if cl := d.cfg.Cluster; cl != nil && cl.Identity != nil {
+		node, caDER = cl.Identity.Cert, cl.Identity.CA.Raw
+	}
+	rack, ok, err := apitls.RackCert(d.cfg.Server.DataDir, node, caDER, rackca.APIServerName)
+	if err != nil || !ok {
+		return []tls.Certificate{self}, err
+	}
+	return []tls.Certificate{self, rack}, nil
 }
 
 // apiHosts are the addresses the API certificate names: the advertised

@@ -43,6 +43,11 @@ func TestKubectlThroughFollower(t *testing.T) {
 	manifests, _ := filepath.Abs("testdata/kube/ztp.yaml")
 
 	kf.must("create", "namespace", "kni21")
+	// One kubeconfig for the rack: another appliance's (the rack CA and
+	// the name its certificates carry) works against the follower.
+	kx := kubeAt(t, other, follower.httpAddr)
+	wantLines(t, "the rack's kubeconfig", kx.config, "tls-server-name: rackboot-api")
+	wantLines(t, "another appliance's kubeconfig", kx.must("get", "namespace", "kni21"), "kni21   Active")
 	lines := ko.watch("get", "agents", "-n", "kni21", "-w", "--output-watch-events")
 	waitRow := func(prefix, want string) {
 		t.Helper()

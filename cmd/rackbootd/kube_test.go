@@ -24,10 +24,11 @@ const kubectlBin = "/usr/bin/kubectl"
 // kubeTest runs kubectl against a rackbootd with the kubeconfig that
 // rackbootctl kubeconfig prints.
 type kubeTest struct {
-	t    *testing.T
-	dir  string
-	home string
-	env  []string
+	t      *testing.T
+	dir    string
+	home   string
+	config string // the kubeconfig
+	env    []string
 }
 
 func newKubeTest(t *testing.T) *kubeTest {
@@ -48,13 +49,20 @@ func needKubectl(t *testing.T) {
 // kubeFor is kubectl with the kubeconfig rackbootctl prints for d.
 func kubeFor(t *testing.T, d *testDaemon) *kubeTest {
 	t.Helper()
+	return kubeAt(t, d, d.httpAddr)
+}
+
+// kubeAt is kubectl with the kubeconfig rackbootctl prints on appliance d
+// (its data directory) for the server at addr.
+func kubeAt(t *testing.T, d *testDaemon, addr string) *kubeTest {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code := cli.Run(context.Background(), []string{"--url", "http://" + d.httpAddr,
+	code := cli.Run(context.Background(), []string{"--url", "http://" + addr,
 		"--data-dir", filepath.Join(d.dir, "state"), "kubeconfig"}, cli.Env{Stdout: &out, Stderr: &errOut})
 	if code != 0 {
 		t.Fatalf("rackbootctl kubeconfig: exit %d: %s", code, errOut.String())
 	}
-	if !strings.Contains(out.String(), "server: https://"+d.httpAddr) || !strings.Contains(out.String(), "certificate-authority-data: ") {
+	if !strings.Contains(out.String(), "server: https://"+addr) || !strings.Contains(out.String(), "certificate-authority-data: ") {
 		t.Fatalf("kubeconfig without the https server and its CA:\n%s", out.String())
 	}
 	home := t.TempDir()
@@ -62,7 +70,7 @@ func kubeFor(t *testing.T, d *testDaemon) *kubeTest {
 	if err := os.WriteFile(kc, out.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &kubeTest{t: t, dir: d.dir, home: home, env: append(os.Environ(), "KUBECONFIG="+kc, "HOME="+home)}
+	return &kubeTest{t: t, dir: d.dir, home: home, config: out.String(), env: append(os.Environ(), "KUBECONFIG="+kc, "HOME="+home)}
 }
 
 // watch starts kubectl with args (a `get -w`) until the test ends and

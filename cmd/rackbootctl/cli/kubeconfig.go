@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rackboot/rackboot/apitls"
+	"github.com/rackboot/rackboot/cluster/rackca"
 )
 
 // kubeconfig prints a kubeconfig for rackbootd's Kubernetes-compatible API
@@ -38,12 +39,19 @@ func (a *app) kubeconfig(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	serverName := ""
 	if caFile == "" {
 		c, err := a.loadConfig()
 		if err != nil {
 			return err
 		}
-		caFile = filepath.Join(filepath.Dir(a.tokenPath(c)), apitls.CertFile)
+		dir := filepath.Dir(a.tokenPath(c))
+		caFile = filepath.Join(dir, apitls.CertFile)
+		// In a rack: the rack CA and the name of the rack certificate
+		// every appliance serves, so the kubeconfig works against each.
+		if rack := filepath.Join(dir, apitls.RackCAFile); isFile(rack) {
+			caFile, serverName = rack, rackca.APIServerName
+		}
 	}
 	pem, err := os.ReadFile(caFile)
 	if err != nil {
@@ -54,6 +62,9 @@ func (a *app) kubeconfig(_ context.Context, args []string) error {
 		server = "https://" + rest
 	}
 	cluster := map[string]any{"server": server, "certificate-authority-data": base64.StdEncoding.EncodeToString(pem)}
+	if serverName != "" {
+		cluster["tls-server-name"] = serverName
+	}
 	doc := map[string]any{
 		"apiVersion":      "v1",
 		"kind":            "Config",
@@ -68,4 +79,10 @@ func (a *app) kubeconfig(_ context.Context, args []string) error {
 	}
 	_, err = a.env.Stdout.Write(b)
 	return err
+}
+
+// isFile reports whether path is a regular file.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
