@@ -29,6 +29,11 @@ func TestKubectlNamespaceDeleteAndPaging(t *testing.T) {
 	}
 	wantLines(t, "paged list", out, "configmap/c1", "configmap/c2", "configmap/c3", "configmap/c4", "configmap/my-baremetal-cluster-install-manifests")
 	wantLines(t, "the pages kubectl asked for", log, "configmaps?limit=2 200", "configmaps?continue=")
+	table := k.must("get", "configmaps", "-n", "kni21", "--chunk-size=2")
+	wantLines(t, "paged table", table, "NAME", "DATA", "c1 ", "c4 ", "my-baremetal-cluster-install-manifests ")
+	if n := strings.Count(table, "NAME"); n != 1 {
+		t.Errorf("paged table with %d headers:\n%s", n, table)
+	}
 
 	held := writeFile(t, k.home, "held.yaml",
 		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: kni21\n  finalizers: [example.com/hold]\n")
