@@ -2,6 +2,7 @@ package kubeapi_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"testing"
 )
 
@@ -17,6 +18,8 @@ func FuzzObjectDecoders(f *testing.F) {
 		`[{"op":"add","path":"/spec/x","value":1}]`,
 		`{"metadata":{"name":"a","resourceVersion":"x"}}`,
 		`null`, `{}`, `{"metadata":[]}`,
+		"apiVersion: agent-install.openshift.io/v1beta1\nkind: Agent\nmetadata:\n  name: a\nspec:\n  role: worker\n",
+		`eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6Mywic3RhcnQiOiJhXHUwMDAwIn0`,
 	} {
 		f.Add(s, uint8(0))
 	}
@@ -32,6 +35,9 @@ func FuzzObjectDecoders(f *testing.F) {
 			{"PATCH", agentsPath + "/a", "application/merge-patch+json"},
 			{"PATCH", agentsPath + "/a", "application/json-patch+json"},
 			{"PATCH", agentsPath + "/a", "application/apply-patch+yaml"},
+			{"PATCH", agentsPath + "/a?fieldManager=fuzz", "application/apply-patch+yaml"},
+			{"PATCH", agentsPath + "/new?fieldManager=fuzz&force=true", "application/apply-patch+yaml"},
+			{"GET", agentsPath + "?limit=1&continue=" + url.QueryEscape(body), ""},
 			{"POST", "/api/v1/namespaces/ns/secrets", "application/json"},
 			{"POST", "/api/v1/namespaces/ns/configmaps", "application/vnd.kubernetes.protobuf"},
 		}
