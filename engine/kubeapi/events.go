@@ -43,22 +43,43 @@ type involved struct {
 }
 
 // domainEvents maps the kept domain events after sequence number after
-// onto the objects of namespace ns ("" all) they concern: an event of a host to its Agent, an event of a
-// cluster to its AgentClusterInstall (the cluster's id is its uid), an
-// event of an infra-env alone to its InfraEnv.
+// onto the objects of namespace ns ("" all) they concern (eventMapper).
 func domainEvents(m *engine.Model, ns string, after uint64) []engine.Object {
-	byCluster, byInfraEnv, byHost := map[string]involved{}, map[string]involved{}, map[string]involved{}
-	for o := range m.Objects(groupHiveExt, "AgentClusterInstall", ns) {
-		byCluster[o.UID] = involved{o, groupHiveExt + "/" + versionV1beta1}
-	}
-	for o := range m.Objects(groupAgent, "InfraEnv", ns) {
-		byInfraEnv[o.UID] = involved{o, groupAgent + "/" + versionV1beta1}
-	}
-	for o := range m.Objects(groupAgent, "Agent", ns) {
-		byHost[o.Name] = involved{o, groupAgent + "/" + versionV1beta1}
-	}
+	mapEvent := eventMapper(m, ns)
 	var out []engine.Object
 	for e := range m.Events(after) {
+		if o, ok := mapEvent(e); ok {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// eventMapper returns the mapping of a domain event onto the object of
+// namespace ns ("" all) it concerns, false when there is none: an event
+// of a host to its Agent, an event of a cluster to its
+// AgentClusterInstall (the cluster's id is its uid), an event of an
+// infra-env alone to its InfraEnv.
+// The objects are indexed at the first call (the model must still be
+// read-locked then).
+func eventMapper(m *engine.Model, ns string) func(engine.Event) (engine.Object, bool) {
+	var byCluster, byInfraEnv, byHost map[string]involved
+	index := func() {
+		byCluster, byInfraEnv, byHost = map[string]involved{}, map[string]involved{}, map[string]involved{}
+		for o := range m.Objects(groupHiveExt, "AgentClusterInstall", ns) {
+			byCluster[o.UID] = involved{o, groupHiveExt + "/" + versionV1beta1}
+		}
+		for o := range m.Objects(groupAgent, "InfraEnv", ns) {
+			byInfraEnv[o.UID] = involved{o, groupAgent + "/" + versionV1beta1}
+		}
+		for o := range m.Objects(groupAgent, "Agent", ns) {
+			byHost[o.Name] = involved{o, groupAgent + "/" + versionV1beta1}
+		}
+	}
+	return func(e engine.Event) (engine.Object, bool) {
+		if byHost == nil {
+			index()
+		}
 		var in involved
 		var ok bool
 		switch {
@@ -69,11 +90,11 @@ func domainEvents(m *engine.Model, ns string, after uint64) []engine.Object {
 		case e.InfraEnvID != "":
 			in, ok = byInfraEnv[e.InfraEnvID]
 		}
-		if ok {
-			out = append(out, eventObject(e, in))
+		if !ok {
+			return engine.Object{}, false
 		}
+		return eventObject(e, in), true
 	}
-	return out
 }
 
 // eventObject is domain event e as a v1 Event of in.

@@ -72,3 +72,22 @@ func TestWatchEvents(t *testing.T) {
 		t.Errorf("selected watch: %s %v", typ, obj)
 	}
 }
+
+// A domain event about an object that does not exist yet is sent when
+// the object appears (a host registers before its Agent is made).
+func TestWatchEventOfALaterObject(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	w := f.watchAt(eventsPath, "")
+	f.domainEvent("late-uid", "before its object")
+	if _, err := f.store.Apply(context.Background(), &engine.PutObject{Create: true, Object: engine.Object{
+		ObjectRef: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "InfraEnv", Namespace: "ns", Name: "late"},
+		UID:       "late-uid", Body: json.RawMessage(`{"metadata":{"name":"late"}}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	typ, _, obj := w.next()
+	io, _ := obj["involvedObject"].(map[string]any)
+	if typ != "ADDED" || obj["message"] != "before its object" || io["name"] != "late" {
+		t.Errorf("watch: %s %v", typ, obj)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,7 +18,14 @@ import (
 // list's are), since they are mapped from the kept domain events and not
 // stored as objects. A watch sends an ADDED event for each new domain
 // event about an object of the selection, and 410 Gone when the events
-// after its resourceVersion are no longer kept.
+// after its resourceVersion are no longer kept. A domain event whose
+// object does not exist yet (a host registers before the controller
+// makes its Agent) is sent when the object appears, if that is within
+// the latest pendingEvents events.
+
+// pendingEvents bounds how far back a watch looks for events whose object
+// appeared since.
+const pendingEvents = 256
 
 // watchEvents serves ?watch=true on the Event resource.
 func (h *Handler) watchEvents(w http.ResponseWriter, r *http.Request, req *request) error {
@@ -38,11 +46,11 @@ func (h *Handler) watchEvents(w http.ResponseWriter, r *http.Request, req *reque
 	defer timer.Stop()
 	ctx := r.Context()
 	changes := h.opts.Store.Subscribe(ctx) // before the read: no event is missed
-	var evs []engine.Object
 	var first, last uint64
 	h.opts.Store.Read(func(m *engine.Model) {
-		first, last = eventSeqs(m)
-		evs = domainEvents(m, req.ns, after)
+		if first = firstEventSeq(m); after > 0 && after+1 < first {
+			last = lastEventSeq(m, 0)
+		}
 	})
 	st := &stream{h: h, w: w, r: r, req: req, sel: sel}
 	startStream(w)
@@ -50,36 +58,77 @@ func (h *Handler) watchEvents(w http.ResponseWriter, r *http.Request, req *reque
 		s := newStatus(http.StatusGone, metav1.StatusReasonExpired, fmt.Sprintf("too old resource version: %d (%d)", after, last), nil)
 		return writeEvent(w, "ERROR", s.status)
 	}
-	after = max(after, last)
+	var pending []uint64
 	for {
+		var evs []engine.Object
+		h.opts.Store.Read(func(m *engine.Model) { evs, pending, after = newEvents(m, req.ns, after, pending) })
 		for _, o := range evs {
 			if err := st.sendEvent(o); err != nil {
 				return err
 			}
 		}
 		flush(w)
-		if !waitEventChange(ctx, changes, timer.C) {
+		if !waitEventChange(ctx, changes, timer.C, len(pending) > 0) {
 			return nil
 		}
-		h.opts.Store.Read(func(m *engine.Model) {
-			evs = domainEvents(m, req.ns, after)
-			_, last = eventSeqs(m)
-		})
-		after = max(after, last)
 	}
 }
 
+// newEvents maps the domain events after sequence number after, and those
+// still pending (their object missing), in sequence order; it returns the
+// events mapped, those still pending within the latest pendingEvents, and
+// the newest sequence number looked at.
+func newEvents(m *engine.Model, ns string, after uint64, pending []uint64) ([]engine.Object, []uint64, uint64) {
+	mapEvent := eventMapper(m, ns)
+	var out []engine.Object
+	var missing []uint64
+	for _, seq := range pending {
+		for e := range m.Events(seq - 1) {
+			if e.Seq == seq { // else no longer kept
+				if o, ok := mapEvent(e); ok {
+					out = append(out, o)
+				} else {
+					missing = append(missing, seq)
+				}
+			}
+			break
+		}
+	}
+	for e := range m.Events(after) {
+		if o, ok := mapEvent(e); ok {
+			out = append(out, o)
+		} else {
+			missing = append(missing, e.Seq)
+		}
+		after = e.Seq
+	}
+	still := slices.DeleteFunc(missing, func(seq uint64) bool { return seq+pendingEvents <= after })
+	slices.SortFunc(out, func(a, b engine.Object) int { return cmpRevision(a.Revision, b.Revision) })
+	return out, still, after
+}
+
+func cmpRevision(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
 // waitEventChange waits for a change that appended domain events (or
-// replaced the model); false when the watch ends: its time is up, the
-// client left or the feed dropped it (the client watches again).
-func waitEventChange(ctx context.Context, changes <-chan engine.Change, timeout <-chan time.Time) bool {
+// replaced the model; with objects pending, any object change); false
+// when the watch ends: its time is up, the client left or the feed
+// dropped it (the client watches again).
+func waitEventChange(ctx context.Context, changes <-chan engine.Change, timeout <-chan time.Time, objects bool) bool {
 	for {
 		select {
 		case ch, ok := <-changes:
 			if !ok {
 				return false
 			}
-			if ch.Kind == engine.KindEvent || ch.Kind == engine.KindAll {
+			if ch.Kind == engine.KindEvent || ch.Kind == engine.KindAll || objects && ch.Kind == engine.KindObject {
 				return true
 			}
 		case <-timeout:
@@ -102,14 +151,20 @@ func (s *stream) sendEvent(o engine.Object) error {
 	return s.send(added, o)
 }
 
-// eventSeqs are the sequence numbers of the oldest and newest kept domain
-// events (0, 0: none).
-func eventSeqs(m *engine.Model) (first, last uint64) {
+// firstEventSeq is the sequence number of the oldest kept domain event
+// (0: none).
+func firstEventSeq(m *engine.Model) uint64 {
 	for e := range m.Events(0) {
-		if first == 0 {
-			first = e.Seq
-		}
-		last = e.Seq
+		return e.Seq
 	}
-	return first, last
+	return 0
+}
+
+// lastEventSeq is the sequence number of the newest domain event, from
+// (the newest known) if there is none after it.
+func lastEventSeq(m *engine.Model, from uint64) uint64 {
+	for e := range m.Events(from) {
+		from = e.Seq
+	}
+	return from
 }

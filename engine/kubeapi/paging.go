@@ -121,7 +121,7 @@ func (h *Handler) objectsAt(ctx context.Context, req *request, p page) ([]engine
 		if isEvent(req.res) {
 			// An Event's resourceVersion is its domain event's sequence
 			// number (events_watch.go).
-			_, index = eventSeqs(m)
+			index = lastEventSeq(m, 0)
 			objs = append(objs, domainEvents(m, req.ns, 0)...)
 			slicesSortFunc(objs)
 		}
