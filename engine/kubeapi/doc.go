@@ -26,6 +26,12 @@
 // is 410 Gone). Secret data is sealed (engine.Sealer) before it reaches a
 // command and opened when served.
 //
+// Schemas: upstream's CRDs of the kinds, embedded from crds/, are served
+// in the OpenAPI v3 documents (kubectl explain) and check every written
+// object (fieldcheck.go): unknown fields per the fieldValidation directive
+// (Strict refuses, Warn answers Warning headers, Ignore lets through),
+// wrong JSON types 422 Invalid.
+//
 // Access: the admin bearer token only; an agent token is 403 Forbidden,
 // anything else 401.
 package kubeapi

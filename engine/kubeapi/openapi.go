@@ -1,6 +1,7 @@
 package kubeapi
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 )
@@ -9,8 +10,9 @@ import (
 // /openapi/v3/<api/v1 | apis/group/version>: a document whose PATCH
 // operations carry x-kubernetes-group-version-kind and the
 // fieldValidation query parameter, which is what kubectl looks for before
-// it asks the server to validate (kubectl apply, create -f). The kinds'
-// schemas are not served yet (kubectl explain needs them).
+// it asks the server to validate (kubectl apply, create -f), and whose
+// components.schemas hold the kinds' schemas from upstream's CRDs (what
+// kubectl explain prints).
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	path := strings.TrimSuffix(r.URL.Path, "/")
 	if r.Method != http.MethodGet || !strings.HasPrefix(path, "/openapi/v3") {
@@ -43,7 +45,7 @@ func (h *Handler) openAPIDoc(gv string) map[string]any {
 		map[string]any{"name": "fieldManager", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
 		map[string]any{"name": "dryRun", "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}},
 	}
-	paths := map[string]any{}
+	paths, schemas := map[string]any{}, map[string]any{}
 	for _, r := range h.res {
 		if r.GroupVersion() != gv {
 			continue
@@ -61,10 +63,28 @@ func (h *Handler) openAPIDoc(gv string) map[string]any {
 			base += "/namespaces/{namespace}"
 		}
 		paths[base+"/"+r.Plural] = map[string]any{"post": op("create")}
+		if r.Schema != nil {
+			schemas[schemaName(r)] = servedSchema(r)
+		}
 		paths[base+"/"+r.Plural+"/{name}"] = map[string]any{"patch": op("patch"), "put": op("replace")}
 	}
 	return map[string]any{
 		"openapi": "3.0.0", "info": map[string]any{"title": "rackboot", "version": "v1.32.0"},
-		"paths": paths, "components": map[string]any{},
+		"paths": paths, "components": map[string]any{"schemas": schemas},
 	}
+}
+
+// servedSchema is r's CRD schema as kube-apiserver serves it: tagged with
+// the kind's group, version and kind, metadata described.
+func servedSchema(r *Resource) map[string]any {
+	s := maps.Clone(r.Schema)
+	props, _ := s["properties"].(map[string]any)
+	props = maps.Clone(props)
+	if props == nil {
+		props = map[string]any{}
+	}
+	props["metadata"] = metadataSchema()
+	s["properties"] = props
+	s["x-kubernetes-group-version-kind"] = []any{map[string]any{"group": r.Group, "version": r.Version, "kind": r.Kind}}
+	return s
 }
