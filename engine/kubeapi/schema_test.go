@@ -44,8 +44,8 @@ func TestEveryKindHasASchema(t *testing.T) {
 	f := newFixture(t, 0)
 	docs := f.openAPIDocs()
 	want := map[string][]string{
-		"api/v1":                                    {"io.k8s.api.core.v1.Namespace", "io.k8s.api.core.v1.Secret", "io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Event"},
-		"apis/hive.openshift.io/v1":                 {"io.openshift.hive.v1.ClusterImageSet", "io.openshift.hive.v1.ClusterDeployment"},
+		"api/v1":                    {"io.k8s.api.core.v1.Namespace", "io.k8s.api.core.v1.Secret", "io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Event"},
+		"apis/hive.openshift.io/v1": {"io.openshift.hive.v1.ClusterImageSet", "io.openshift.hive.v1.ClusterDeployment"},
 		"apis/extensions.hive.openshift.io/v1beta1": {"io.openshift.hive.extensions.v1beta1.AgentClusterInstall"},
 		"apis/agent-install.openshift.io/v1beta1": {"io.openshift.agent-install.v1beta1.InfraEnv", "io.openshift.agent-install.v1beta1.NMStateConfig",
 			"io.openshift.agent-install.v1beta1.Agent", "io.openshift.agent-install.v1beta1.AgentServiceConfig"},

@@ -1,0 +1,99 @@
+package kubeapi_test
+
+import (
+	"strings"
+	"testing"
+)
+
+const (
+	acisPath    = "/apis/extensions.hive.openshift.io/v1beta1/namespaces/ns/agentclusterinstalls"
+	nmstatePath = "/apis/agent-install.openshift.io/v1beta1/namespaces/ns/nmstateconfigs"
+	bmhPath     = "/apis/metal3.io/v1alpha1/namespaces/ns/baremetalhosts"
+)
+
+func aci(networking string) string {
+	return `{"apiVersion":"extensions.hive.openshift.io/v1beta1","kind":"AgentClusterInstall","metadata":{"name":"c"},` +
+		`"spec":{"clusterDeploymentRef":{"name":"c"},"provisionRequirements":{"controlPlaneAgents":1},"networking":` + networking + `}}`
+}
+
+func nmstate(ifaces string) string {
+	return `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"NMStateConfig","metadata":{"name":"n"},"spec":{"config":{"interfaces":[]},"interfaces":` + ifaces + `}}`
+}
+
+func bmh(mac string) string {
+	return `{"apiVersion":"metal3.io/v1alpha1","kind":"BareMetalHost","metadata":{"name":"h"},` +
+		`"spec":{"online":true,"bootMACAddress":"` + mac + `","bmc":{"address":"redfish://10.0.0.1/redfish/v1/Systems/1","credentialsName":"bmc"}}}`
+}
+
+// An address the controllers could not use (a CIDR of AgentClusterInstall
+// networking, an NMStateConfig interface's or a BareMetalHost's MAC) and
+// a list or number out of its bounds are 422 Invalid with the field's
+// path, worded as kube-apiserver's CRD validation, whatever the
+// fieldValidation directive; nothing is written.
+func TestInvalidAddressesRefused(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	before := f.index()
+	for name, tc := range map[string]struct{ path, body, want string }{
+		"cluster network": {acisPath, aci(`{"clusterNetwork":[{"cidr":"10.128.0.0/33","hostPrefix":23}]}`),
+			`AgentClusterInstall.extensions.hive.openshift.io \"c\" is invalid: spec.networking.clusterNetwork[0].cidr: Invalid value: \"10.128.0.0/33\": ` +
+				`spec.networking.clusterNetwork[0].cidr in body must be of type cidr: \"10.128.0.0/33\"`},
+		"service network": {acisPath, aci(`{"serviceNetwork":["172.30.0.0/16","fd02::/1x"]}`),
+			`spec.networking.serviceNetwork[1]: Invalid value: \"fd02::/1x\": spec.networking.serviceNetwork[1] in body must be of type cidr`},
+		"machine network": {acisPath, aci(`{"machineNetwork":[{"cidr":"192.168.1.0"}]}`),
+			`spec.networking.machineNetwork[0].cidr: Invalid value: \"192.168.1.0\"`},
+		"too many vips": {acisPath, strings.Replace(aci(`{}`), `"networking"`, `"apiVIPs":["10.0.0.1","10.0.0.2","fd00::1"],"networking"`, 1),
+			`spec.apiVIPs: Too many: 3: must have at most 2 items`},
+		"negative workers": {acisPath, strings.Replace(aci(`{}`), `"controlPlaneAgents":1`, `"controlPlaneAgents":3,"workerAgents":-1`, 1),
+			`spec.provisionRequirements.workerAgents: Invalid value: -1: spec.provisionRequirements.workerAgents in body should be greater than or equal to 0`},
+		"nmstate mac": {nmstatePath, nmstate(`[{"name":"eth0","macAddress":"52:54:00:zz:00:01"}]`),
+			`NMStateConfig.agent-install.openshift.io \"n\" is invalid: [spec.interfaces[0].macAddress: Invalid value: \"52:54:00:zz:00:01\": ` +
+				`spec.interfaces[0].macAddress in body must be of type mac: \"52:54:00:zz:00:01\", spec.interfaces[0].macAddress: Invalid value: ` +
+				`\"52:54:00:zz:00:01\": spec.interfaces[0].macAddress in body should match '^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$']`},
+		"nmstate no interfaces": {nmstatePath, nmstate(`[]`),
+			`spec.interfaces: Invalid value: 0: spec.interfaces in body should have at least 1 items`},
+		"bmh mac": {bmhPath, bmh("52:54:00:00:00:01:02"),
+			`BareMetalHost.metal3.io \"h\" is invalid: spec.bootMACAddress: Invalid value: \"52:54:00:00:00:01:02\": spec.bootMACAddress in body must be of type mac`},
+	} {
+		for _, v := range []string{"Strict", "Ignore"} {
+			code, body, _ := f.send("POST", tc.path+"?fieldValidation="+v, "application/json", tc.body)
+			if code != 422 || !strings.Contains(body, tc.want) || !strings.Contains(body, `"reason":"Invalid"`) {
+				t.Errorf("%s (%s): %d %s, want 422 with %s", name, v, code, body, tc.want)
+			}
+		}
+	}
+	if after := f.index(); after != before {
+		t.Errorf("refused requests moved the log from %d to %d", before, after)
+	}
+	// The same objects with good values are written.
+	for name, tc := range map[string]struct{ path, body string }{
+		"aci":     {acisPath, aci(`{"clusterNetwork":[{"cidr":"10.128.0.0/14","hostPrefix":23}],"serviceNetwork":["172.30.0.0/16","fd02::/112"],"machineNetwork":[{"cidr":"192.168.1.0/24"}]}`)},
+		"nmstate": {nmstatePath, nmstate(`[{"name":"eth0","macAddress":"52:54:00:AA:00:01"}]`)},
+		"bmh":     {bmhPath, bmh("52:54:00:aa:00:01")},
+	} {
+		if code, body, _ := f.send("POST", tc.path+"?fieldValidation=Strict", "application/json", tc.body); code != 201 {
+			t.Errorf("%s: %d %s, want 201", name, code, body)
+		}
+	}
+}
+
+// The v1 kinds are checked too: an unknown top-level field of a Secret is
+// refused under Strict, as kube-apiserver refuses it.
+func TestCoreKindsStrict(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	before := f.index()
+	code, body, _ := f.send("POST", "/api/v1/namespaces/ns/secrets?fieldValidation=Strict", "application/json",
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"stringdata":{"k":"v"}}`)
+	if want := `Secret in version \"v1\" cannot be handled as a Secret: strict decoding error: unknown field \"stringdata\"`; code != 400 || !strings.Contains(body, want) {
+		t.Errorf("secret: %d %s, want 400 with %s", code, body, want)
+	}
+	code, body, _ = f.send("POST", "/api/v1/namespaces/ns/configmaps?fieldValidation=Strict", "application/json",
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":1}}`)
+	if want := `ConfigMap \"c\" is invalid: data.k: Invalid value: \"integer\": data.k in body must be of type string: \"integer\"`; code != 422 || !strings.Contains(body, want) {
+		t.Errorf("configmap: %d %s, want 422 with %s", code, body, want)
+	}
+	if after := f.index(); after != before {
+		t.Errorf("refused requests moved the log from %d to %d", before, after)
+	}
+}
