@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// TestKubectlExplainAndFieldValidation: kubectl explain prints upstream's
-// field descriptions (the CRD schemas served at /openapi/v3), and kubectl
+// TestKubectlExplainAndFieldValidation: kubectl explain prints the kinds'
+// fields with their types, enums and descriptions (the schemas served at
+// /openapi/v3), and kubectl
 // apply of a manifest with a misspelled field is refused as a real API
 // server refuses it (kubectl asks for fieldValidation=Strict), writing
 // nothing; --validate=warn creates it with kubectl's warning, and a value
@@ -15,18 +16,24 @@ func TestKubectlExplainAndFieldValidation(t *testing.T) {
 	k := newKubeTest(t)
 	wantLines(t, "explain infraenv.spec", k.must("explain", "infraenv.spec"),
 		"GROUP:      agent-install.openshift.io", "KIND:       InfraEnv", "VERSION:    v1beta1",
-		"InfraEnvSpec defines the desired configuration for the infrastructure\n",
-		"pullSecretRef\t<Object> -required-", "PullSecretRef is the reference to the secret to use when pulling images.")
+		"What the discovery image is made of and how its hosts are handled.",
+		"pullSecretRef\t<Object> -required-", "The Secret (kubernetes.io/dockerconfigjson) with the registry credentials",
+		"ipxeScriptType\t<string>", "enum: \"\", DiscoveryImageAlways, BootOrderControl")
 	wantLines(t, "explain agentclusterinstall.spec.networking", k.must("explain", "agentclusterinstall.spec.networking"),
 		"KIND:       AgentClusterInstall", "FIELD: networking <Object>",
-		"Networking is the configuration for the pod network provider in",
-		"clusterNetwork\t<[]Object>", "ClusterNetwork is the list of IP address pools for pods.",
-		"Default is 10.128.0.0/14 and a host prefix of /23.")
+		"The cluster's networks (upstream's defaults where left out).",
+		"clusterNetwork\t<[]Object>", "The address pools pod addresses come from (default 10.128.0.0/14, a /23 per")
 	wantLines(t, "explain bmh.spec.bootMACAddress", k.must("explain", "bmh.spec.bootMACAddress"),
-		"KIND:       BareMetalHost", "FIELD: bootMACAddress <string>", "The MAC address of the NIC used for provisioning the host.")
+		"KIND:       BareMetalHost", "FIELD: bootMACAddress <string>", "The MAC address of the NIC the host boots from over the network.")
 	wantLines(t, "explain cd.spec.platform.agentBareMetal", k.must("explain", "cd.spec.platform.agentBareMetal"),
-		"KIND:       ClusterDeployment", "AgentBareMetal is the configuration used when performing", "agentSelector\t<Object> -required-")
+		"KIND:       ClusterDeployment", "Hosts that booted a discovery image (Agents).", "agentSelector\t<Object> -required-")
 	wantLines(t, "explain nmstateconfig.spec", k.must("explain", "nmstateconfig.spec"), "interfaces\t<[]Object>", "config\t<Object>")
+	wantLines(t, "explain agent.status", k.must("explain", "agent.status"), "KIND:       Agent", "debugInfo\t<Object>", "inventory\t<Object>")
+	wantLines(t, "explain agentserviceconfig.spec.osImages", k.must("explain", "agentserviceconfig.spec.osImages"),
+		"FIELD: osImages <[]Object>", "openshiftVersion\t<string> -required-")
+	wantLines(t, "explain secret", k.must("explain", "secret"), "KIND:       Secret", "VERSION:    v1",
+		"stringData\t<map[string]string>", "type\t<string>")
+	wantLines(t, "explain ns", k.must("explain", "ns.spec"), "KIND:       Namespace", "finalizers\t<[]string>")
 
 	k.must("create", "namespace", "kni21")
 	writeFile(t, k.home, "infraenv.yaml", "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: kni21\n  namespace: kni21\n"+

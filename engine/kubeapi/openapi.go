@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// serveOpenAPI answers /openapi/v3 (the index of group versions) and
+// serveOpenAPI answers /openapi/v2 (empty) and /openapi/v3 (the index of group versions) and
 // /openapi/v3/<api/v1 | apis/group/version>: a document whose PATCH
 // operations carry x-kubernetes-group-version-kind and the
 // fieldValidation query parameter, which is what kubectl looks for before
@@ -15,6 +15,21 @@ import (
 // kubectl explain prints).
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	path := strings.TrimSuffix(r.URL.Path, "/")
+	if r.Method == http.MethodGet && path == "/openapi/v2" {
+		// The OpenAPI v2 document, empty: kubectl reads it only to
+		// validate on the client a kind whose v3 document does not
+		// declare the fieldValidation parameter, which is every kind the
+		// server does not serve. An empty document lets kubectl go on to
+		// its own answer for those ("resource mapping not found ...
+		// ensure CRDs are installed first"), as against a kube-apiserver
+		// (whose v2 document does not know the kind either); without it
+		// kubectl stops at "failed to download openapi". The body is the
+		// empty protobuf message (gnostic's openapi_v2.Document), the
+		// form kubectl asks for.
+		w.Header().Set("Content-Type", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
+		w.WriteHeader(http.StatusOK)
+		return true
+	}
 	if r.Method != http.MethodGet || !strings.HasPrefix(path, "/openapi/v3") {
 		return false
 	}
