@@ -97,3 +97,21 @@ func TestCoreKindsStrict(t *testing.T) {
 		t.Errorf("refused requests moved the log from %d to %d", before, after)
 	}
 }
+
+// Several invalid fields are named in the order of their paths, every
+// time (the object's keys come in map order).
+func TestInvalidCausesInPathOrder(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	want := `is invalid: [spec.networking.clusterNetwork[0].cidr: Invalid value: \"a\"` +
+		`: spec.networking.clusterNetwork[0].cidr in body must be of type cidr: \"a\", ` +
+		`spec.networking.machineNetwork[0].cidr: Invalid value: \"b\": spec.networking.machineNetwork[0].cidr in body must be of type cidr: \"b\", ` +
+		`spec.networking.serviceNetwork[0]: Invalid value: \"c\": spec.networking.serviceNetwork[0] in body must be of type cidr: \"c\"]`
+	for range 20 {
+		code, body, _ := f.send("POST", acisPath, "application/json",
+			aci(`{"serviceNetwork":["c"],"machineNetwork":[{"cidr":"b"}],"clusterNetwork":[{"cidr":"a"}]}`))
+		if code != 422 || !strings.Contains(body, want) {
+			t.Fatalf("%d %s, want 422 with %s", code, body, want)
+		}
+	}
+}
