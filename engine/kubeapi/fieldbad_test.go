@@ -88,6 +88,12 @@ func TestCoreKindsStrict(t *testing.T) {
 	if want := `Secret in version \"v1\" cannot be handled as a Secret: strict decoding error: unknown field \"stringdata\"`; code != 400 || !strings.Contains(body, want) {
 		t.Errorf("secret: %d %s, want 400 with %s", code, body, want)
 	}
+	// A Secret's value of the wrong type is named by its type, never shown.
+	code, body, _ = f.send("POST", "/api/v1/namespaces/ns/secrets", "application/json",
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"stringData":{"password":["hunter2"]}}`)
+	if want := `Secret \"s\" is invalid: stringData.password: Invalid value: \"array\": stringData.password in body must be of type string: \"array\"`; code != 422 || !strings.Contains(body, want) || strings.Contains(body, "hunter2") {
+		t.Errorf("secret value: %d %s, want 422 with %s and not the value", code, body, want)
+	}
 	code, body, _ = f.send("POST", "/api/v1/namespaces/ns/configmaps?fieldValidation=Strict", "application/json",
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":1}}`)
 	if want := `ConfigMap \"c\" is invalid: data.k: Invalid value: \"integer\": data.k in body must be of type string: \"integer\"`; code != 422 || !strings.Contains(body, want) {
