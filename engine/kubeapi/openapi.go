@@ -11,7 +11,7 @@ import (
 // operations carry x-kubernetes-group-version-kind and the
 // fieldValidation query parameter, which is what kubectl looks for before
 // it asks the server to validate (kubectl apply, create -f), and whose
-// components.schemas hold the kinds' schemas from upstream's CRDs (what
+// components.schemas hold the kinds' schemas from schemas/*.schema (what
 // kubectl explain prints).
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	path := strings.TrimSuffix(r.URL.Path, "/")
@@ -89,7 +89,7 @@ func (h *Handler) openAPIDoc(gv string) map[string]any {
 	}
 }
 
-// servedSchema is r's CRD schema as kube-apiserver serves it: tagged with
+// servedSchema is r's schema as kube-apiserver serves a CRD's: tagged with
 // the kind's group, version and kind, metadata described.
 func servedSchema(r *Resource) map[string]any {
 	s := maps.Clone(r.Schema)

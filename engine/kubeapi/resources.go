@@ -25,7 +25,7 @@ type Resource struct {
 	Columns []Column
 	// Core computes the core printer's cells for v1 kinds (after Name).
 	Core func(obj map[string]any) []any
-	// Schema is the kind's OpenAPI v3 schema from upstream's CRD (nil: not
+	// Schema is the kind's OpenAPI v3 schema from schemas/*.schema (nil: not
 	// served, not checked); loadSchemas sets it.
 	Schema map[string]any
 }

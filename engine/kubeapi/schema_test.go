@@ -2,6 +2,8 @@ package kubeapi_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -96,5 +98,26 @@ func wellFormed(t *testing.T, path string, s map[string]any) {
 				wellFormed(t, path+"[]."+k, v.(map[string]any))
 			}
 		}
+	}
+}
+
+// /openapi/v2 is the empty document in the protobuf form kubectl asks for
+// (see TestKubectlBadInput for what kubectl makes of it).
+func TestOpenAPIV2Empty(t *testing.T) {
+	f := newFixture(t, 0)
+	req, err := http.NewRequest("GET", f.srv.URL+"/openapi/v2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+admin)
+	req.Header.Set("Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || len(b) != 0 || ct != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" {
+		t.Errorf("%d %q %q", resp.StatusCode, ct, b)
 	}
 }
