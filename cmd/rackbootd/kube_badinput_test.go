@@ -67,6 +67,11 @@ func TestKubectlBadInput(t *testing.T) {
 		"spec:\n  config:\n    interfaces: []\n  interfaces:\n  - name: eth0\n    macAddress: 52:54:00:00:00\n"))
 	k.fails(`The NMStateConfig "nm" is invalid: `+"\n"+`* spec.interfaces[0].macAddress: Invalid value: "52:54:00:00:00": spec.interfaces[0].macAddress in body must be of type mac`,
 		"apply", "-f", nmstate)
+	route := f("route.yaml", doc("agent-install.openshift.io/v1beta1", "NMStateConfig", "nm",
+		"spec:\n  config:\n    routes:\n      config:\n      - destination: 10.0.0.0/33\n        next-hop-address: 192.168.1.1\n"+
+			"  interfaces:\n  - name: eth0\n    macAddress: 52:54:00:00:00:01\n"))
+	k.fails(`The NMStateConfig "nm" is invalid: spec.config.routes.config[0].destination: Invalid value: "10.0.0.0/33": `+
+		`spec.config.routes.config[0].destination in body must be of type ip-or-cidr: "10.0.0.0/33"`, "create", "-f", route)
 	bmh := f("bmh.yaml", doc("metal3.io/v1alpha1", "BareMetalHost", "h",
 		"spec:\n  online: true\n  bootMACAddress: 52-54-00-00-00-0g\n  bmc:\n    address: redfish://10.0.0.1/redfish/v1/Systems/1\n    credentialsName: h-bmc\n"))
 	k.fails(`The BareMetalHost "h" is invalid: `+"\n"+

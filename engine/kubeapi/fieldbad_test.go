@@ -17,8 +17,14 @@ func aci(networking string) string {
 }
 
 func nmstate(ifaces string) string {
-	return `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"NMStateConfig","metadata":{"name":"n"},"spec":{"config":{"interfaces":[]},"interfaces":` + ifaces + `}}`
+	return nmstateWith(`{"interfaces":[]}`, ifaces)
 }
+
+func nmstateWith(config, ifaces string) string {
+	return `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"NMStateConfig","metadata":{"name":"n"},"spec":{"config":` + config + `,"interfaces":` + ifaces + `}}`
+}
+
+const eth0 = `[{"name":"eth0","macAddress":"52:54:00:00:00:01"}]`
 
 func bmh(mac string) string {
 	return `{"apiVersion":"metal3.io/v1alpha1","kind":"BareMetalHost","metadata":{"name":"h"},` +
@@ -50,6 +56,16 @@ func TestInvalidAddressesRefused(t *testing.T) {
 			`NMStateConfig.agent-install.openshift.io \"n\" is invalid: [spec.interfaces[0].macAddress: Invalid value: \"52:54:00:zz:00:01\": ` +
 				`spec.interfaces[0].macAddress in body must be of type mac: \"52:54:00:zz:00:01\", spec.interfaces[0].macAddress: Invalid value: ` +
 				`\"52:54:00:zz:00:01\": spec.interfaces[0].macAddress in body should match '^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$']`},
+		"nmstate route": {nmstatePath, nmstateWith(`{"routes":{"config":[{"destination":"10.0.0.0/33","next-hop-address":"10.0.0.1"}]}}`, eth0),
+			`spec.config.routes.config[0].destination: Invalid value: \"10.0.0.0/33\": spec.config.routes.config[0].destination in body must be of type ip-or-cidr`},
+		"nmstate address": {nmstatePath, nmstateWith(`{"interfaces":[{"name":"eth0","type":"ethernet","ipv4":{"address":[{"ip":"192.168.1.300","prefix-length":24}]}}]}`, eth0),
+			`spec.config.interfaces[0].ipv4.address[0].ip: Invalid value: \"192.168.1.300\": spec.config.interfaces[0].ipv4.address[0].ip in body must be of type ip`},
+		"nmstate prefix": {nmstatePath, nmstateWith(`{"interfaces":[{"name":"eth0","ipv4":{"address":[{"ip":"192.168.1.3","prefix-length":33}]}}]}`, eth0),
+			`spec.config.interfaces[0].ipv4.address[0].prefix-length: Invalid value: 33: spec.config.interfaces[0].ipv4.address[0].prefix-length in body should be less than or equal to 32`},
+		"nmstate dns": {nmstatePath, nmstateWith(`{"dns-resolver":{"config":{"server":["1.2.3.x"]}}}`, eth0),
+			`spec.config.dns-resolver.config.server[0]: Invalid value: \"1.2.3.x\"`},
+		"api vip": {acisPath, strings.Replace(aci(`{}`), `"networking"`, `"apiVIPs":["10.0.0.256"],"networking"`, 1),
+			`spec.apiVIPs[0]: Invalid value: \"10.0.0.256\": spec.apiVIPs[0] in body must be of type ip`},
 		"nmstate no interfaces": {nmstatePath, nmstate(`[]`),
 			`spec.interfaces: Invalid value: 0: spec.interfaces in body should have at least 1 items`},
 		"bmh mac": {bmhPath, bmh("52:54:00:00:00:01:02"),
@@ -67,9 +83,12 @@ func TestInvalidAddressesRefused(t *testing.T) {
 	}
 	// The same objects with good values are written.
 	for name, tc := range map[string]struct{ path, body string }{
-		"aci":     {acisPath, aci(`{"clusterNetwork":[{"cidr":"10.128.0.0/14","hostPrefix":23}],"serviceNetwork":["172.30.0.0/16","fd02::/112"],"machineNetwork":[{"cidr":"192.168.1.0/24"}]}`)},
-		"nmstate": {nmstatePath, nmstate(`[{"name":"eth0","macAddress":"52:54:00:AA:00:01"}]`)},
-		"bmh":     {bmhPath, bmh("52:54:00:aa:00:01")},
+		"aci": {acisPath, aci(`{"clusterNetwork":[{"cidr":"10.128.0.0/14","hostPrefix":23}],"serviceNetwork":["172.30.0.0/16","fd02::/112"],"machineNetwork":[{"cidr":"192.168.1.0/24"}]}`)},
+		"nmstate": {nmstatePath, nmstateWith(`{"interfaces":[{"name":"eth0","type":"ethernet","state":"up","ipv4":{"enabled":true,"dhcp":false,`+
+			`"address":[{"ip":"192.168.1.3","prefix-length":24}]},"ipv6":{"enabled":true,"address":[{"ip":"fd00::3","prefix-length":64}]},"mtu":9000}],`+
+			`"routes":{"config":[{"destination":"0.0.0.0/0","next-hop-address":"192.168.1.1","next-hop-interface":"eth0"},{"destination":"10.0.0.1"}]},`+
+			`"dns-resolver":{"config":{"server":["192.168.1.1","fd00::1"]}}}`, `[{"name":"eth0","macAddress":"52:54:00:AA:00:01"}]`)},
+		"bmh": {bmhPath, bmh("52:54:00:aa:00:01")},
 	} {
 		if code, body, _ := f.send("POST", tc.path+"?fieldValidation=Strict", "application/json", tc.body); code != 201 {
 			t.Errorf("%s: %d %s, want 201", name, code, body)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/netip"
 	"regexp"
 	"strconv"
 
@@ -14,7 +15,8 @@ import (
 // maxLength, worded as kube-apiserver's CRD validation words them. The
 // formats checked are the ones rackboot's schemas use to refuse addresses
 // the controllers could not use: cidr (an IPv4 or IPv6 network, as
-// net.ParseCIDR takes it) and mac (as net.ParseMAC takes it); others
+// net.ParseCIDR takes it), mac (as net.ParseMAC takes it), ip (an address)
+// and ip-or-cidr (either, as nmstate takes a route's destination); others
 // (date-time, int64, byte) are described only.
 func checkString(s map[string]any, v, path string) []cause {
 	var out []cause
@@ -41,8 +43,11 @@ func checkString(s map[string]any, v, path string) []cause {
 }
 
 // formatOK reports whether v is of format f (true for formats not
-// checked).
+// checked, and for "", which leaves the field unset).
 func formatOK(f, v string) bool {
+	if v == "" {
+		return true
+	}
 	switch f {
 	case "cidr":
 		_, _, err := net.ParseCIDR(v)
@@ -50,6 +55,13 @@ func formatOK(f, v string) bool {
 	case "mac":
 		_, err := net.ParseMAC(v)
 		return err == nil
+	case "ip":
+		_, err := netip.ParseAddr(v)
+		return err == nil
+	case "ip-or-cidr":
+		_, perr := netip.ParsePrefix(v)
+		_, aerr := netip.ParseAddr(v)
+		return perr == nil || aerr == nil
 	}
 	return true
 }
