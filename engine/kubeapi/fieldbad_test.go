@@ -140,3 +140,20 @@ func TestInvalidCausesInPathOrder(t *testing.T) {
 		}
 	}
 }
+
+// The status the server keeps on a write to the object is not checked
+// (it is not the client's); a write through /status is.
+func TestKeptStatusNotChecked(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	f.createAgent("a")
+	code, body, _ := f.send("PATCH", agentsPath+"/a?fieldValidation=Strict", "application/merge-patch+json",
+		`{"spec":{"approved":true},"status":{"role":7}}`)
+	if code != 200 {
+		t.Errorf("patch with a status of the wrong type: %d %s, want 200 (the status is kept)", code, body)
+	}
+	code, body, _ = f.send("PATCH", agentsPath+"/a/status?fieldValidation=Strict", "application/merge-patch+json", `{"status":{"role":7}}`)
+	if want := `status.role: Invalid value: \"integer\": status.role in body must be of type string`; code != 422 || !strings.Contains(body, want) {
+		t.Errorf("/status: %d %s, want 422 with %s", code, body, want)
+	}
+}

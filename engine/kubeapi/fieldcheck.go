@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -37,7 +38,7 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 		return nil
 	}
 	var c fieldChecker
-	c.object(res.Schema, obj, "")
+	c.object(res.Schema, withoutKeptStatus(r, res, obj), "")
 	slices.Sort(c.unknown)
 	// The walk follows map order: sort the causes by field, so a
 	// message is the same every time.
@@ -61,6 +62,20 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 		}
 	}
 	return nil
+}
+
+// withoutKeptStatus is obj without its status when the write keeps the
+// stored status (a kind with the status subresource, written other than
+// through /status): what the server writes, not the client, is not the
+// client's to answer for (kube-apiserver's validation ratchets unchanged
+// fields likewise).
+func withoutKeptStatus(r *http.Request, res *Resource, obj map[string]any) map[string]any {
+	if _, ok := obj["status"]; !ok || !res.Status || strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/status") {
+		return obj
+	}
+	o := maps.Clone(obj)
+	delete(o, "status")
+	return o
 }
 
 // fieldChecker walks an object along a structural schema.
