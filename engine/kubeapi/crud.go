@@ -167,6 +167,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, req *request) e
 	if err != nil {
 		return err
 	}
+	if err := checkFields(w, r, req.res, obj); err != nil {
+		return err
+	}
 	if obj, err = manageUpdate(r, req, nil, obj); err != nil {
 		return err
 	}
@@ -240,6 +243,9 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, req *request) e
 	}
 	cur, curView, err := h.current(req)
 	if err != nil {
+		return err
+	}
+	if err := checkFields(w, r, req.res, obj); err != nil {
 		return err
 	}
 	if obj, err = manageUpdate(r, req, curView, obj); err != nil {

@@ -74,6 +74,9 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		if derr != nil {
 			return derr
 		}
+		if cerr := checkFields(w, r, req.res, obj); cerr != nil {
+			return cerr
+		}
 		wr, aerr := h.admit(req, obj, nil, nil)
 		if aerr != nil {
 			return aerr
@@ -83,6 +86,9 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 	if ct == applyPatch {
 		obj, err := manageApply(r, req, curView, p)
 		if err != nil {
+			return err
+		}
+		if err := checkFields(w, r, req.res, obj); err != nil {
 			return err
 		}
 		return h.admitStore(w, r, req, obj, cur, curView)
@@ -109,6 +115,9 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 	obj, err := decodeObject(out)
 	if err != nil {
 		return errBadRequest("the patched object is not a JSON object: %v", err)
+	}
+	if err := checkFields(w, r, req.res, obj); err != nil {
+		return err
 	}
 	if obj, err = manageUpdate(r, req, curView, obj); err != nil {
 		return err
