@@ -18,13 +18,18 @@
 //
 // Served: discovery (/api, /apis and each group version; not the
 // aggregated form, from which kubectl falls back), get, list (label
-// selectors, the Table form with the printer columns), create, update,
-// delete, patch (JSON merge patch, JSON patch, strategic merge patch for
-// the v1 kinds as a merge patch, and a first apply patch), the status
-// subresource, and watch (from the store's change feed through a cache of
-// recent changes: a resourceVersion it still holds resumes, an older one
-// is 410 Gone). Secret data is sealed (engine.Sealer) before it reaches a
-// command and opened when served.
+// selectors, the Table form with the printer columns, limit/continue
+// paging consistent at the first page's resourceVersion: paging.go),
+// create, update, delete, patch (JSON merge patch, JSON patch, strategic
+// merge patch for the v1 kinds as a merge patch, and server-side apply),
+// metadata.managedFields kept by apimachinery's field manager (managed.go),
+// the status subresource, and watch (from the store's change feed through
+// a cache of recent changes: a resourceVersion it still holds resumes, an
+// older one is 410 Gone; v1 Events, mapped from the domain events, by
+// their own sequence: events_watch.go). A Namespace being deleted is
+// Terminating and takes no new objects (namespaces.go). Secret data is
+// sealed (engine.Sealer) before it reaches a command and opened when
+// served.
 //
 // Schemas: each kind's OpenAPI v3 schema is written in rackboot's own
 // compact form in schemas/*.schema (upstream's field names, types, enums
