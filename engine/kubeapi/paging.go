@@ -100,7 +100,7 @@ type listed struct {
 func (h *Handler) objectsAt(ctx context.Context, req *request, p page) ([]engine.Object, uint64, error) {
 	if p.token != nil && p.token.ResourceVersion > 0 && !isEvent(req.res) {
 		rv := uint64(p.token.ResourceVersion)
-		objs, gone, err := h.cache.at(ctx, rv, req.res.Group, req.res.Kind)
+		objs, gone, err := h.cache.at(ctx, rv, req.res.Group, req.res.Kind, p.token.StartKey)
 		if err != nil {
 			return nil, 0, err
 		}
