@@ -30,6 +30,13 @@ func (f *fixture) page(query string) (int, listPage) {
 	return code, p
 }
 
+// cacheLoaded returns once the watch cache has loaded (a watch's stream
+// starts then): a continue token older than its load is Gone.
+func (f *fixture) cacheLoaded() {
+	f.t.Helper()
+	f.watch("")
+}
+
 func (p listPage) names() string {
 	var n []string
 	for _, i := range p.Items {
@@ -44,6 +51,7 @@ func (p listPage) names() string {
 func TestListPaging(t *testing.T) {
 	f := newFixture(t, 0)
 	f.setup()
+	f.cacheLoaded()
 	for _, n := range []string{"a1", "a2", "a3", "a4", "a5"} {
 		f.createAgent(n)
 	}
@@ -81,6 +89,7 @@ func TestListPaging(t *testing.T) {
 func TestListContinueExpired(t *testing.T) {
 	f := newFixture(t, 2)
 	f.setup()
+	f.cacheLoaded()
 	for _, n := range []string{"a1", "a2", "a3"} {
 		f.createAgent(n)
 	}
