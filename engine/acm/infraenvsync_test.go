@@ -86,7 +86,7 @@ func putNMState(t *testing.T, s *enginetest.Store, name, label, body string) {
 	t.Helper()
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{
 		ObjectRef: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "NMStateConfig", Namespace: "ns", Name: name},
-		UID: "nms-" + name, Labels: map[string]string{"cluster": label}, Body: json.RawMessage(body)}})
+		UID:       "nms-" + name, Labels: map[string]string{"cluster": label}, Body: json.RawMessage(body)}})
 }
 
 // setInfraEnvSpec replaces the InfraEnv's spec as kubectl apply would
