@@ -64,7 +64,7 @@ func Run(ctx context.Context, o Options) error {
 		reconcileAll(ctx, o)
 		for ch := range sub {
 			switch ch.Kind {
-			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindCluster, engine.KindAll:
+			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindCluster, engine.KindBareMetalHost, engine.KindAll:
 				drain(sub)
 				reconcileAll(ctx, o)
 			}
@@ -108,6 +108,7 @@ func reconcileAll(ctx context.Context, o Options) {
 	}
 	reconcileAgents(ctx, o, objs)
 	reconcileClusters(ctx, o)
+	reconcileBMHs(ctx, o)
 	for _, id := range made {
 		_, err := o.Store.Apply(ctx, &engine.DeleteInfraEnv{ID: id})
 		_, serr := o.Store.Apply(ctx, &engine.DeleteSecret{Name: secretName(id)})
@@ -186,6 +187,11 @@ func pullSecret(o Options, obj engine.Object, s spec) (string, error) {
 
 // openPullSecret opens the .dockerconfigjson of Secret ns/name.
 func openPullSecret(o Options, ns, name string) (string, error) {
+	return openSecret(o, ns, name, engine.PullSecretKey)
+}
+
+// openSecret opens key of Secret ns/name.
+func openSecret(o Options, ns, name, key string) (string, error) {
 	ref := engine.ObjectRef{Kind: "Secret", Namespace: ns, Name: name}
 	var sec engine.Object
 	var ok bool
@@ -199,15 +205,15 @@ func openPullSecret(o Options, ns, name string) (string, error) {
 	if err := json.Unmarshal(sec.Body, &sb); err != nil {
 		return "", fmt.Errorf("Secret %q: %w", ref.Name, err)
 	}
-	sealed, err := base64.StdEncoding.DecodeString(sb.Data[engine.PullSecretKey])
+	sealed, err := base64.StdEncoding.DecodeString(sb.Data[key])
 	if err != nil || len(sealed) == 0 {
-		return "", fmt.Errorf("Secret %q has no %s", ref.Name, engine.PullSecretKey)
+		return "", fmt.Errorf("Secret %q has no %s", ref.Name, key)
 	}
-	ps, err := o.Sealer.Open(ref.SealName(), engine.PullSecretKey, sealed)
+	v, err := o.Sealer.Open(ref.SealName(), key, sealed)
 	if err != nil {
 		return "", fmt.Errorf("Secret %q does not open", ref.Name)
 	}
-	return string(ps), nil
+	return string(v), nil
 }
 
 // refCluster is the domain cluster of the ClusterDeployment the

@@ -27,6 +27,13 @@ func (noIgnition) InfraEnvIgnition(context.Context, string) ([]byte, error) {
 // namespace ns, its pull secret Secret and an image set with a base ISO.
 func isoEnv(t *testing.T) *enginetest.Store {
 	t.Helper()
+	s, _ := isoEnvSealer(t)
+	return s
+}
+
+// isoEnvSealer is isoEnv and the sealer of its secrets.
+func isoEnvSealer(t *testing.T) (*enginetest.Store, *engine.Sealer) {
+	t.Helper()
 	s := enginetest.NewStore()
 	sealer, _ := engine.NewSealer(make([]byte, 32))
 	keys := auth.NewKeyRing()
@@ -50,7 +57,7 @@ func isoEnv(t *testing.T) *enginetest.Store {
 	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{}}`))
 	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s", Body: body}})
-	return s
+	return s, sealer
 }
 
 // ieStatus is the InfraEnv ns/ie's status.
