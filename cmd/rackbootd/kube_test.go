@@ -291,6 +291,14 @@ func TestKubectlSeeds(t *testing.T) {
 		`": Operation cannot be fulfilled on agents.agent-install.openshift.io "`+agentID+
 		`": the object has been modified; please apply your changes to the latest version and try again`,
 		"replace", "-f", filepath.Join(k.home, "stale.yaml"))
+	// As hive's webhook: a ClusterDeployment's spec is immutable but for
+	// its mutable fields (the agentSelector is one).
+	k.fails(`admission webhook "clusterdeploymentvalidators.admission.agentinstall.openshift.io" denied the request: `+
+		`Attempted to change ClusterDeployment.Spec which is immutable except for CertificateBundles,`,
+		"-n", "kni21", "patch", "clusterdeployment", "kni21", "--type", "merge", "-p", `{"spec":{"baseDomain":"other.example.com"}}`)
+	wantLines(t, "patch the agentSelector", k.must("-n", "kni21", "patch", "clusterdeployment", "kni21", "--type", "merge",
+		"-p", `{"spec":{"platform":{"agentBareMetal":{"agentSelector":{"matchLabels":{"project":"kni21","rack":"r1"}}}}}}`),
+		"clusterdeployment.hive.openshift.io/kni21 patched")
 	wantLines(t, "after the refused replace", k.must("get", "agent", agentID, "-n", "kni21", "-o", "jsonpath={.spec.hostname}"), "m0")
 
 	// Deleting the ClusterDeployment deletes its AgentClusterInstall (as

@@ -214,20 +214,3 @@ func TestInfraEnvNMStateAndSpecChanges(t *testing.T) {
 		return !ok && n == 0
 	})
 }
-
-// As upstream's webhook, an InfraEnv's clusterRef cannot change.
-func TestInfraEnvClusterRefImmutable(t *testing.T) {
-	s := enginetest.NewStore()
-	admit := acm.Admission(s)
-	ref := engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "InfraEnv", Namespace: "ns", Name: "ie"}
-	cur := engine.Object{ObjectRef: ref, UID: uid, Body: json.RawMessage(`{"spec":{"clusterRef":{"name":"c1","namespace":"ns"}}}`)}
-	next := cur
-	next.Body = json.RawMessage(`{"spec":{"clusterRef":{"name":"test","namespace":"ns"},"sshAuthorizedKey":"k"}}`)
-	if err := admit(&cur, next); err == nil || err.Error() != "Attempted to change Spec.ClusterRef which is immutable after InfraEnv creation." {
-		t.Errorf("clusterRef change: %v", err)
-	}
-	next.Body = json.RawMessage(`{"spec":{"clusterRef":{"name":"c1"},"sshAuthorizedKey":"k"}}`)
-	if err := admit(&cur, next); err != nil {
-		t.Errorf("another field: %v", err)
-	}
-}
