@@ -112,6 +112,9 @@ spec:
 	k.must("apply", "-f", manifests)
 	k.must("wait", "--for=jsonpath={.status.provisioning.state}=provisioning", "bmh/master-0", "-n", "kni21", "--timeout=60s")
 	wantLines(t, "get bmh", k.must("get", "bmh", "-n", "kni21"), "NAME       STATE          CONSUMER   ONLINE   ERROR", "master-0   provisioning              true")
+	if got := k.must("get", "bmh", "master-0", "-n", "kni21", "-o", "jsonpath={.metadata.generation} {.status.observedGeneration}"); got != "1 1" {
+		t.Errorf("generation and observedGeneration: %q", got)
+	}
 	isoURL := k.must("get", "infraenv", "kni21", "-n", "kni21", "-o", "jsonpath={.status.isoDownloadURL}")
 	if got := k.must("get", "bmh", "master-0", "-n", "kni21", "-o", `jsonpath={.spec.image.url} {.spec.image.diskFormat} {.metadata.annotations.inspect\.metal3\.io}`); got != isoURL+" live-iso disabled" || isoURL == "" {
 		t.Errorf("the BMH's image and inspect annotation: %q (isoDownloadURL %q)", got, isoURL)

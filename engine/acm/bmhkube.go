@@ -133,7 +133,8 @@ func writeBMH(ctx context.Context, o Options, obj engine.Object, name string) er
 			setAnn(engine.AnnotationDetached, "assisted-service-controller")
 		}
 	}
-	if setStatus(mapAt(body, "status"), domainStatus(v)) {
+	st := mapAt(body, "status")
+	if setStatus(st, domainStatus(v)) || !observed(st, obj.Generation) {
 		changed = true
 	}
 	if !changed {
