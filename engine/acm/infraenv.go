@@ -107,9 +107,14 @@ func reconcileAll(ctx context.Context, o Options) {
 		}
 	}
 	reconcileAgents(ctx, o, objs)
+	reconcileOrphanAgents(ctx, o)
 	reconcileClusters(ctx, o)
 	reconcileBMHs(ctx, o)
 	for _, id := range made {
+		if remaining, err := deregisterUnbound(ctx, o, id); err != nil || remaining {
+			o.Log.Debug("the infra-env of a deleted InfraEnv keeps hosts bound and not installed", "infra_env", id, "err", err)
+			continue
+		}
 		_, err := o.Store.Apply(ctx, &engine.DeleteInfraEnv{ID: id})
 		_, serr := o.Store.Apply(ctx, &engine.DeleteSecret{Name: secretName(id)})
 		nerr := syncStatic(ctx, o, id, nil)
