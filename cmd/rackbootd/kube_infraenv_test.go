@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/rackboot/rackboot/boot/coreos/coreostest"
 )
 
-// getISO fetches a discovery ISO URL: its status and bytes.
+// getISO fetches a URL (a discovery ISO's): its status and bytes.
 func getISO(t *testing.T, u string) (int, []byte) {
 	t.Helper()
 	res, err := http.Get(u)
@@ -156,4 +158,54 @@ func staticNetwork(t *testing.T, d *testDaemon, id string) string {
 		}
 	}
 	return out.String()
+}
+
+// An InfraEnv of a CoreOS image set: its status.bootArtifacts kernel,
+// initrd, rootfs and ipxeScript and its isoDownloadURL are all set and
+// served: the live ISO's kernel, its initramfs followed by the
+// InfraEnv's discovery config, the live rootfs, the iPXE script and the
+// ISO. A URL with another token is refused.
+func TestKubectlInfraEnvBootArtifacts(t *testing.T) {
+	needKubectl(t)
+	m := coreostest.NewMirror(t)
+	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
+	d.writeConfig(d.liveConfig(m, "x86_64"))
+	d.start(nil)
+	d.waitNote("READY=1")
+	k := kubeFor(t, d)
+	k.must("create", "namespace", "kni21")
+	ps := writeFile(t, k.home, "pull-secret.json", `{"auths":{"quay.io":{"auth":"dTpw"}}}`)
+	k.must("create", "secret", "generic", "pull-secret", "-n", "kni21", "--from-file=.dockerconfigjson="+ps, "--type=kubernetes.io/dockerconfigjson")
+	k.must("apply", "-f", writeFile(t, k.home, "infraenv.yaml", "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\n"+
+		"metadata:\n  name: kni21\n  namespace: kni21\nspec:\n  pullSecretRef:\n    name: pull-secret\n"))
+	k.must("wait", "--for=condition=ImageCreated", "infraenv/kni21", "-n", "kni21", "--timeout=30s")
+	get := func(path string) string {
+		return k.must("get", "infraenv", "kni21", "-n", "kni21", "-o", "jsonpath={"+path+"}")
+	}
+	uid := get(".metadata.uid")
+	kernel, initrd, rootfs := get(".status.bootArtifacts.kernel"), get(".status.bootArtifacts.initrd"), get(".status.bootArtifacts.rootfs")
+	if !strings.HasPrefix(kernel, "http://"+d.httpAddr+"/images/"+uid+"/") || rootfs != "http://"+d.httpAddr+"/images/fcos/rootfs.img" {
+		t.Fatalf("bootArtifacts: kernel %q initrd %q rootfs %q", kernel, initrd, rootfs)
+	}
+	if got := k.httpGet(kernel); got != string(m.Kernel["x86_64"]) {
+		t.Errorf("kernel: %d bytes, not the live ISO's (%d)", len(got), len(m.Kernel["x86_64"]))
+	}
+	files := ignitionFiles(t, []byte(k.httpGet(initrd)), string(m.Initrd["x86_64"]))
+	if ac, ok := agentConfOf(t, files); !ok || ac.InfraEnvID != uid {
+		t.Errorf("the initrd's config.ign: %+v %v", ac, ok)
+	}
+	if got := k.httpGet(rootfs); got != string(m.Rootfs["x86_64"]) {
+		t.Errorf("rootfs: %d bytes, want %d", len(got), len(m.Rootfs["x86_64"]))
+	}
+	if script := k.httpGet(get(".status.bootArtifacts.ipxeScript")); !strings.HasPrefix(script, "#!ipxe") {
+		t.Errorf("ipxeScript serves %q", script)
+	}
+	if code, iso := getISO(t, get(".status.isoDownloadURL")); code != http.StatusOK || len(iso) == 0 {
+		t.Errorf("isoDownloadURL: %d", code)
+	}
+	parts := strings.Split(kernel, "/")
+	parts[len(parts)-3] = "k1.0.forged"
+	if code, _ := getISO(t, strings.Join(parts, "/")); code != http.StatusForbidden {
+		t.Errorf("a forged token: %d, want 403", code)
+	}
 }

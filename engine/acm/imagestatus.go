@@ -19,6 +19,12 @@ type ISOs interface {
 	DiscoveryISOURL(ctx context.Context, id string, exp time.Time) (u string, ok bool, err error)
 }
 
+// PXE hands out an infra-env's PXE boot artifact URLs (*pxeserve.Server):
+// kernel, initrd, and the live rootfs ("" when its image set has none).
+type PXE interface {
+	BootArtifacts(ctx context.Context, id string) (kernel, initrd, rootfs string, err error)
+}
+
 // annotationImage holds the digest of the infra-env's image inputs the
 // InfraEnv's status was written for: when it changes, the image is
 // regenerated (a new isoDownloadURL and createdTime), as upstream's.
@@ -110,7 +116,7 @@ func writeImage(ctx context.Context, o Options, obj engine.Object) error {
 }
 
 // imageURLs are the boot artifacts (the iPXE script's URL with an agent
-// token, as upstream's) and the discovery ISO's URL ("" without a base
+// token, as upstream's; the PXE kernel, initrd and rootfs) and the discovery ISO's URL ("" without a base
 // ISO) of infra-env id; the ISO's carries the image digest, so it changes
 // when the image does. Its path token does not expire, as upstream's
 // local-auth image URLs.
@@ -121,6 +127,18 @@ func imageURLs(ctx context.Context, o Options, id, dg string) (map[string]any, s
 	}
 	q := url.Values{"file_name": {"ipxe-script"}, auth.QueryAPIKey: {tok}}
 	artifacts := map[string]any{"ipxeScript": o.ServiceURL + basePath + "/infra-envs/" + id + "/downloads/files?" + q.Encode()}
+	version := "?" + url.Values{"version": {dg}}.Encode()
+	if o.PXE != nil {
+		kernel, initrd, rootfs, err := o.PXE.BootArtifacts(ctx, id)
+		if err != nil {
+			o.Log.Warn("InfraEnv without PXE boot artifacts", "infra_env", id, "err", err)
+		} else {
+			artifacts["kernel"], artifacts["initrd"] = kernel+version, initrd+version
+			if rootfs != "" {
+				artifacts["rootfs"] = rootfs
+			}
+		}
+	}
 	if o.ISOs == nil {
 		return artifacts, "", nil
 	}
@@ -131,7 +149,7 @@ func imageURLs(ctx context.Context, o Options, id, dg string) (map[string]any, s
 	if !ok {
 		return artifacts, "", nil
 	}
-	return artifacts, iso + "?" + url.Values{"version": {dg}}.Encode(), nil
+	return artifacts, iso + version, nil
 }
 
 // writeFailed writes ImageCreated False with msg and, as upstream,

@@ -43,8 +43,10 @@ type Options struct {
 	Domain Domain
 	// ISOs gives the InfraEnvs' isoDownloadURL (nil: none).
 	ISOs ISOs
-	Now  func() time.Time
-	Log  *slog.Logger
+	// PXE gives their kernel, initrd and rootfs boot artifacts (nil: none).
+	PXE PXE
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Run reconciles the InfraEnvs and Agents now and after every change of
