@@ -9,7 +9,8 @@
 // spec, Secret or NMStateConfig change is taken to it and regenerates the
 // image when what it is made of changed. Its status gets isoDownloadURL
 // (the ISO server's), bootArtifacts.ipxeScript (the infra-env's iPXE
-// script URL with an agent token, as upstream's), createdTime,
+// script URL with an agent token, as upstream's), the kernel, initrd (the
+// PXE server's) and rootfs, createdTime,
 // observedGeneration and the ImageCreated condition; a missing pull
 // secret or a bad NMStateConfig is ImageCreated False. Removing the
 // InfraEnv deregisters its unbound hosts and removes the infra-env.
@@ -42,5 +43,5 @@
 // start, InfraEnv clusterRef, Agent clusterDeploymentName while
 // installing, ClusterDeployment spec but hive's mutable fields).
 //
-// Not yet: the kernel, initrd and rootfs boot artifacts, unbinding.
+// Not yet: unbinding an Agent.
 package acm
