@@ -47,8 +47,9 @@ type bmhSpec struct {
 		WWN              string `json:"wwn"`
 		Rotational       *bool  `json:"rotational"`
 	} `json:"rootDeviceHints"`
-	AutomatedCleaningMode string `json:"automatedCleaningMode"`
-	BootMode              string `json:"bootMode"`
+	AutomatedCleaningMode          string `json:"automatedCleaningMode"`
+	BootMode                       string `json:"bootMode"`
+	PreprovisioningNetworkDataName string `json:"preprovisioningNetworkDataName"`
 }
 
 // bmhDomainName is the domain name of BareMetalHost ns/name (namespaces
@@ -57,6 +58,10 @@ func bmhDomainName(ns, name string) string { return ns + "." + name }
 
 // bmcSecretName is the domain Secret of the BMC credentials Secret ns/name.
 func bmcSecretName(ns, name string) string { return "bmc-" + ns + "." + name }
+
+// networkSecretName is the domain Secret of the network data Secret
+// ns/name.
+func networkSecretName(ns, name string) string { return "netdata-" + ns + "." + name }
 
 // domainBMH is the domain BareMetalHost obj describes: the infra-env label
 // is the uid of the InfraEnv the label names in obj's namespace (none when
@@ -73,6 +78,9 @@ func domainBMH(o Options, obj engine.Object) (engine.BareMetalHost, error) {
 	b.BMC.Address, b.BMC.DisableCertificateVerification = s.BMC.Address, s.BMC.DisableCertificateVerification
 	if s.BMC.CredentialsName != "" {
 		b.BMC.CredentialsName = bmcSecretName(obj.Namespace, s.BMC.CredentialsName)
+	}
+	if s.PreprovisioningNetworkDataName != "" {
+		b.PreprovisioningNetworkDataName = networkSecretName(obj.Namespace, s.PreprovisioningNetworkDataName)
 	}
 	if h := s.RootDeviceHints; h != nil {
 		b.RootDeviceHints = &engine.RootDeviceHints{DeviceName: h.DeviceName, HCTL: h.HCTL, Model: h.Model, Vendor: h.Vendor,
@@ -158,6 +166,11 @@ func syncBMH(ctx context.Context, o Options, obj engine.Object, want engine.Bare
 			return err
 		}
 	}
+	if s.PreprovisioningNetworkDataName != "" {
+		if err := putNetworkSecret(ctx, o, obj.Namespace, s.PreprovisioningNetworkDataName); err != nil {
+			return err
+		}
+	}
 	var cur engine.BareMetalHost
 	var ok bool
 	o.Store.Read(func(m *engine.Model) { cur, ok = m.BareMetalHost(want.Name) })
@@ -197,6 +210,7 @@ func bmhPatch(cur, want engine.BareMetalHost) (engine.BMHPatch, bool) {
 	set(&p.BootMACAddress, cur.BootMACAddress, want.BootMACAddress)
 	set(&p.AutomatedCleaningMode, cur.AutomatedCleaningMode, want.AutomatedCleaningMode)
 	set(&p.BootMode, cur.BootMode, want.BootMode)
+	set(&p.PreprovisioningNetworkDataName, cur.PreprovisioningNetworkDataName, want.PreprovisioningNetworkDataName)
 	if cur.BMC.DisableCertificateVerification != want.BMC.DisableCertificateVerification {
 		v := want.BMC.DisableCertificateVerification
 		p.DisableCertificateVerification, changed = &v, true
@@ -242,7 +256,8 @@ func mergePatch(cur, want map[string]string, owned []string) map[string]*string 
 }
 
 // deleteStaleBMHs deletes the domain BareMetalHosts made from objects no
-// longer there (keep: the uids of the objects), and their credentials.
+// longer there (keep: the uids of the objects), and their credentials and
+// network data no other names.
 func deleteStaleBMHs(ctx context.Context, o Options, keep map[string]bool) {
 	var stale []engine.BareMetalHost
 	o.Store.Read(func(m *engine.Model) {
@@ -258,19 +273,44 @@ func deleteStaleBMHs(ctx context.Context, o Options, keep map[string]bool) {
 			o.Log.Warn("removing the host of a deleted BareMetalHost", "bmh", b.Name, "err", err)
 			continue
 		}
-		if cred := b.BMC.CredentialsName; cred != "" && !credentialsUsed(o, cred) {
-			_, _ = o.Store.Apply(ctx, &engine.DeleteSecret{Name: cred})
+		for _, sec := range []string{b.BMC.CredentialsName, b.PreprovisioningNetworkDataName} {
+			if sec != "" && !secretUsed(o, sec) {
+				_, _ = o.Store.Apply(ctx, &engine.DeleteSecret{Name: sec})
+			}
 		}
 	}
 }
 
-// credentialsUsed reports whether a domain BareMetalHost names Secret name.
-func credentialsUsed(o Options, name string) bool {
+// secretUsed reports whether a domain BareMetalHost names Secret name.
+func secretUsed(o Options, name string) bool {
 	used := false
 	o.Store.Read(func(m *engine.Model) {
 		for b := range m.BareMetalHosts() {
-			used = used || b.BMC.CredentialsName == name
+			used = used || b.BMC.CredentialsName == name || b.PreprovisioningNetworkDataName == name
 		}
 	})
 	return used
+}
+
+// putNetworkSecret copies the nmstate key of Secret ns/name (the
+// discovery image's static network, as metal3's
+// preprovisioningNetworkDataName) to the domain Secret the domain
+// BareMetalHost names, unless it holds it already.
+func putNetworkSecret(ctx context.Context, o Options, ns, name string) error {
+	doc, err := openSecret(o, ns, name, engine.NetworkDataKey)
+	if err != nil {
+		return err
+	}
+	dn := networkSecretName(ns, name)
+	var cur []byte
+	o.Store.Read(func(m *engine.Model) { cur, _, _ = m.SecretValue(dn, engine.NetworkDataKey) })
+	if string(cur) == doc {
+		return nil
+	}
+	_, err = o.Store.Apply(ctx, &engine.PutSecret{Secret: engine.Secret{Name: dn, Type: engine.NetworkDataSecretType,
+		Data: map[string][]byte{engine.NetworkDataKey: []byte(doc)}}})
+	if err != nil {
+		return fmt.Errorf("network data: %w", transient(err))
+	}
+	return nil
 }

@@ -70,7 +70,9 @@ func dig(v any, path ...string) any {
 // BMC's failure as errorType). When the host with its boot MAC registers
 // and is paired, its Agent is labelled with the BMH, its spec has the
 // BMH's hostname, role and the disk of its rootDeviceHints, and the BMH
-// gets the hardwaredetails annotation from the Agent's inventory.
+// gets the hardwaredetails annotation from the Agent's inventory. Its
+// preprovisioningNetworkDataName Secret becomes a static network config of
+// the infra-env.
 // Deleting the object deletes the domain BareMetalHost.
 func TestBareMetalHostFromKube(t *testing.T) {
 	s, sealer := isoEnvSealer(t)
@@ -92,6 +94,11 @@ func TestBareMetalHostFromKube(t *testing.T) {
 	}
 	body, _ := json.Marshal(map[string]any{"data": data})
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "b", Body: body}})
+	const netdata = "interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: true\n    dhcp: true\n"
+	nref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "netdata"}
+	sealed, _ := sealer.Seal(nref.SealName(), "nmstate", []byte(netdata))
+	body, _ = json.Marshal(map[string]any{"data": map[string]string{"nmstate": base64.StdEncoding.EncodeToString(sealed)}})
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: nref, UID: "nd", Body: body}})
 	bmc := "redfish://" + redfishBMC(t) + "/redfish/v1/Systems/vm1"
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{
 		ObjectRef: engine.ObjectRef{Group: "metal3.io", Kind: "BareMetalHost", Namespace: "ns", Name: "bmh0"}, UID: "bmh-uid",
@@ -100,7 +107,7 @@ func TestBareMetalHostFromKube(t *testing.T) {
 			`"bmac.agent-install.openshift.io/hostname":"master-0","bmac.agent-install.openshift.io/role":"master"}},` +
 			`"spec":{"online":true,"bootMACAddress":"52:54:00:00:00:01","bootMode":"UEFI",` +
 			`"bmc":{"address":"` + bmc + `","credentialsName":"bmc","disableCertificateVerification":true},` +
-			`"rootDeviceHints":{"deviceName":"/dev/sda"}}}`)}})
+			`"rootDeviceHints":{"deviceName":"/dev/sda"},"preprovisioningNetworkDataName":"netdata"}}`)}})
 
 	waitFor(t, s, "the domain host, spec.image and the host booted", func(m *engine.Model) bool {
 		b, ok := m.BareMetalHost("ns.bmh0")
@@ -117,6 +124,21 @@ func TestBareMetalHostFromKube(t *testing.T) {
 			dig(kb, "status", "operationalStatus") == "OK"
 	})
 	s.Read(func(m *engine.Model) {
+		b, _ := m.BareMetalHost("ns.bmh0")
+		if doc, _, err := m.SecretValue(b.PreprovisioningNetworkDataName, "nmstate"); string(doc) != netdata {
+			t.Errorf("the domain host's network data %q: %q, %v", b.PreprovisioningNetworkDataName, doc, err)
+		}
+		ie, _ := m.InfraEnv(uid)
+		var n engine.NMStateConfig
+		ok := false
+		for c := range m.NMStateConfigs() {
+			if c.Labels[engine.LabelNetworkDataBMH] == "ns.bmh0" {
+				n, ok = c, true
+			}
+		}
+		if !ok || n.Labels["rackboot.io/infra-env"] != uid || ie.StaticNetworkSelector["rackboot.io/infra-env"] != uid {
+			t.Errorf("the BMH's network data is not a static network config of its infra-env: %+v %v (selector %v)", n, ok, ie.StaticNetworkSelector)
+		}
 		sec, _ := m.Secret("bmc-ns.bmc")
 		if user, err := sealer.Open("bmc-ns.bmc", "username", sec.Data["username"]); err != nil || string(user) != "admin" {
 			t.Errorf("domain BMC credentials: %q, %v", user, err)
@@ -149,6 +171,7 @@ func TestBareMetalHostFromKube(t *testing.T) {
 	waitFor(t, s, "the domain host deleted", func(m *engine.Model) bool {
 		_, ok := m.BareMetalHost("ns.bmh0")
 		_, sec := m.Secret("bmc-ns.bmc")
-		return !ok && !sec
+		_, nd := m.Secret("netdata-ns.netdata")
+		return !ok && !sec && !nd
 	})
 }

@@ -254,7 +254,7 @@ func refCluster(o Options, ie engine.Object) (string, error) {
 
 // desired is the domain infra-env obj's spec describes (no id, cluster
 // or meta).
-func desired(obj engine.Object, s spec, static []engine.NMStateConfig) engine.InfraEnv {
+func desired(obj engine.Object, s spec) engine.InfraEnv {
 	ie := engine.InfraEnv{Name: obj.Name, PullSecretRef: secretName(obj.UID),
 		SSHAuthorizedKey: s.SSHAuthorizedKey, NTPSources: s.NTPSources, IgnitionOverride: s.IgnitionOverride,
 		CPUArchitecture: s.CPUArchitecture, KernelArguments: s.KernelArguments, Labels: map[string]string{labelUID: obj.UID}}
@@ -264,14 +264,14 @@ func desired(obj engine.Object, s spec, static []engine.NMStateConfig) engine.In
 	if p := s.Proxy; p != nil {
 		ie.Proxy = &engine.Proxy{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
 	}
-	if len(static) > 0 {
-		ie.StaticNetworkSelector = map[string]string{labelStaticNet: obj.UID}
-	}
+	// Always a selector: the BareMetalHost controller adds the network
+	// data of a BareMetalHost booting the infra-env with these labels.
+	ie.StaticNetworkSelector = map[string]string{labelStaticNet: obj.UID}
 	return ie
 }
 
 func create(ctx context.Context, o Options, obj engine.Object, s spec, ps, clusterID string, static []engine.NMStateConfig) error {
-	ie := desired(obj, s, static)
+	ie := desired(obj, s)
 	ie.ID, ie.ClusterID = obj.UID, clusterID
 	if err := putPullSecret(ctx, o, obj.UID, ps); err != nil {
 		return err

@@ -83,7 +83,7 @@ func syncStatic(ctx context.Context, o Options, ieID string, want []engine.NMSta
 	have := map[string]engine.NMStateConfig{}
 	o.Store.Read(func(m *engine.Model) {
 		for c := range m.NMStateConfigs() {
-			if c.Labels[labelStaticNet] == ieID {
+			if c.Labels[labelStaticNet] == ieID && c.Labels[engine.LabelNetworkDataBMH] == "" { // not a BareMetalHost's
 				c.Meta = engine.Meta{}
 				have[c.Name] = c
 			}
@@ -145,7 +145,7 @@ func update(ctx context.Context, o Options, obj engine.Object, s spec, ps string
 	}
 	var cur engine.InfraEnv
 	o.Store.Read(func(m *engine.Model) { cur, _ = m.InfraEnv(obj.UID) })
-	want := desired(obj, s, static)
+	want := desired(obj, s)
 	p, changed := infraEnvPatch(cur, want)
 	if !changed {
 		return nil

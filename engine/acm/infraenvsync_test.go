@@ -198,8 +198,7 @@ func TestInfraEnvNMStateAndSpecChanges(t *testing.T) {
 		apply(t, s, &engine.DeleteObject{Ref: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "NMStateConfig", Namespace: "ns", Name: n}})
 	}
 	waitFor(t, s, "no static network", func(m *engine.Model) bool {
-		ie, _ := m.InfraEnv(uid)
-		return len(macs(m)) == 0 && len(ie.StaticNetworkSelector) == 0 && infraEnvStatus(m).created()
+		return len(macs(m)) == 0 && infraEnvStatus(m).created()
 	})
 
 	apply(t, s, &engine.DeleteObject{Ref: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "InfraEnv", Namespace: "ns", Name: "ie"}})
