@@ -111,6 +111,7 @@ spec:
 `)
 	k.must("apply", "-f", manifests)
 	k.must("wait", "--for=jsonpath={.status.provisioning.state}=provisioning", "bmh/master-0", "-n", "kni21", "--timeout=60s")
+	k.must("wait", "--for=jsonpath={.spec.image.diskFormat}=live-iso", "bmh/master-0", "-n", "kni21", "--timeout=60s")
 	wantLines(t, "get bmh", k.must("get", "bmh", "-n", "kni21"), "NAME       STATE          CONSUMER   ONLINE   ERROR", "master-0   provisioning              true")
 	if got := k.must("get", "bmh", "master-0", "-n", "kni21", "-o", "jsonpath={.metadata.generation} {.status.observedGeneration}"); got != "1 1" {
 		t.Errorf("generation and observedGeneration: %q", got)
