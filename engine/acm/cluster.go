@@ -36,6 +36,8 @@ type Domain interface {
 	// DeregisterHost deletes host id of infra-env ie (its event, its
 	// cluster re-evaluated).
 	DeregisterHost(ctx context.Context, ie, id string) error
+	// UnbindHost unbinds host id of infra-env ie from its cluster.
+	UnbindHost(ctx context.Context, ie, id string) error
 	FailingValidations(id string) []models.FailingValidation
 }
 

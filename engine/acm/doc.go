@@ -43,5 +43,6 @@
 // start, InfraEnv clusterRef, Agent clusterDeploymentName while
 // installing, ClusterDeployment spec but hive's mutable fields).
 //
-// Not yet: unbinding an Agent.
+// An Agent that no longer names its cluster's ClusterDeployment has its
+// host unbound before the installation.
 package acm

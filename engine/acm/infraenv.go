@@ -110,6 +110,9 @@ func reconcileAll(ctx context.Context, o Options) {
 	}
 	reconcileAgents(ctx, o, objs)
 	reconcileOrphanAgents(ctx, o)
+	if err := unbindAgents(ctx, o); err != nil && ctx.Err() == nil {
+		o.Log.Warn("Agents not unbound", "err", err)
+	}
 	reconcileClusters(ctx, o)
 	reconcileBMHs(ctx, o)
 	for _, id := range made {
