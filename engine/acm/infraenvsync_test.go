@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/acm"
@@ -45,11 +47,16 @@ func isoEnvSealer(t *testing.T) (*enginetest.Store, *engine.Sealer) {
 		t.Fatal(err)
 	}
 	apply(t, s, &engine.PutImageSet{ImageSet: engine.ImageSet{Name: "testbed", CPUArchitecture: "x86_64", Profile: "discovery", BaseISO: "/x/base.iso"}})
+	// A clock a minute later on every reading: times written apart differ.
+	var minutes atomic.Int64
+	now := func() time.Time {
+		return time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC).Add(time.Duration(minutes.Add(1)) * time.Minute)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- acm.Run(ctx, acm.Options{Store: s, Sealer: sealer, Keys: keys, Domain: domain(t, s, keys), ISOs: isos,
-			ServiceURL: "http://10.0.0.1:8080"})
+			ServiceURL: "http://10.0.0.1:8080", Now: now})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
@@ -128,7 +135,7 @@ func setInfraEnvSpec(t *testing.T, s *enginetest.Store, spec string) {
 // generation. A bad NMStateConfig is ImageCreated False (no URL) until
 // it is fixed; deleting the InfraEnv deletes its static network too.
 func TestInfraEnvNMStateAndSpecChanges(t *testing.T) {
-	s := isoEnv(t)
+	s, sealer := isoEnvSealer(t)
 	putNMState(t, s, "m0", "a", nmstateConfig("a", "52:54:00:00:00:01", "192.168.1.10"))
 	putNMState(t, s, "other", "b", nmstateConfig("b", "52:54:00:00:00:09", "192.168.1.19"))
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{
@@ -165,6 +172,9 @@ func TestInfraEnvNMStateAndSpecChanges(t *testing.T) {
 		st = infraEnvStatus(m)
 		return st.created() && st.ISODownloadURL != first.ISODownloadURL && len(macs(m)) == 2
 	})
+	if st.CreatedTime == first.CreatedTime {
+		t.Errorf("createdTime did not move: %s", st.CreatedTime)
+	}
 	if st.Conditions[0].LastTransitionTime != first.Conditions[0].LastTransitionTime {
 		t.Errorf("ImageCreated moved its lastTransitionTime without changing status: %q → %q",
 			first.Conditions[0].LastTransitionTime, st.Conditions[0].LastTransitionTime)
@@ -181,6 +191,22 @@ func TestInfraEnvNMStateAndSpecChanges(t *testing.T) {
 		return st.created() && st.ObservedGeneration == 2 && st.ISODownloadURL != second.ISODownloadURL &&
 			ie.SSHAuthorizedKey == "ssh-ed25519 AAAA k2" && ie.Proxy != nil && ie.Proxy.HTTPProxy == "http://proxy:3128" &&
 			len(ie.NTPSources) == 1 && ie.IgnitionOverride != "" && len(ie.KernelArguments) == 1 && ie.KernelArguments[0].Value == "rd.debug"
+	})
+
+	// Another pull secret Secret, the other fields left out: the
+	// infra-env's pull secret, its fields cleared, a new image.
+	third := st
+	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps2"}
+	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{"quay.io":{}}}`))
+	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s2", Body: body}})
+	setInfraEnvSpec(t, s, `{"pullSecretRef":{"name":"ps2"},"nmStateConfigLabelSelector":{"matchLabels":{"cluster":"a"}}}`)
+	waitFor(t, s, "the new pull secret and a new image", func(m *engine.Model) bool {
+		st = infraEnvStatus(m)
+		ie, _ := m.InfraEnv(uid)
+		ps, _ := m.PullSecret(ie.PullSecretRef)
+		return st.created() && st.ObservedGeneration == 3 && st.ISODownloadURL != third.ISODownloadURL && ps == `{"auths":{"quay.io":{}}}` &&
+			ie.SSHAuthorizedKey == "" && (ie.Proxy == nil || *ie.Proxy == engine.Proxy{}) && len(ie.NTPSources) == 0 && len(ie.KernelArguments) == 0
 	})
 
 	// A bad NMStateConfig: ImageCreated False, no URL; fixed: created.
