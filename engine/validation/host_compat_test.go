@@ -51,7 +51,9 @@ func TestHostCompatValidations(t *testing.T) {
 		{"not measured", nil, HostSufficientInstallationDiskSpeed, StatusSuccess, "Speed of installation disk has not yet been measured"},
 		{"fast", func(h *HostFacts) { h.DiskSpeed = &DiskSpeed{Path: "/dev/sda", Tested: true, SpeedMs: 2} },
 			HostSufficientInstallationDiskSpeed, StatusSuccess, "Speed of installation disk is sufficient"},
-		{"slow", func(h *HostFacts) { h.DiskSpeed = &DiskSpeed{Path: "/dev/sda", Tested: true, ExitCode: 255, SpeedMs: 40} },
+		{"slow", func(h *HostFacts) {
+			h.DiskSpeed = &DiskSpeed{Path: "/dev/sda", Tested: true, ExitCode: 255, SpeedMs: 40}
+		},
 			HostSufficientInstallationDiskSpeed, StatusFailure,
 			"While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient"},
 
