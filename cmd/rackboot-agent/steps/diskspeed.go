@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -81,6 +82,11 @@ func syncLatency(ctx context.Context, path string, size int64) (time.Duration, e
 	if m := st.Mode(); m&os.ModeDevice == 0 && !m.IsRegular() || m&os.ModeCharDevice != 0 {
 		return 0, fmt.Errorf("%w: installation-disk-speed-check: %s is neither a block device nor a file", ErrArgs, path)
 	}
+	if st.Mode()&os.ModeDevice != 0 {
+		if err := diskInUse(path); err != nil {
+			return 0, err
+		}
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return 0, fmt.Errorf("steps: installation-disk-speed-check: %w", err)
@@ -103,4 +109,51 @@ func syncLatency(ctx context.Context, path string, size int64) (time.Duration, e
 	}
 	slices.Sort(syncs)
 	return syncs[(len(syncs)*99+99)/100-1], nil
+}
+
+// ErrDiskInUse: the disk, or a partition of it, is mounted or held by
+// another device (LVM, RAID, dm): writing to it would destroy a running
+// system.
+var ErrDiskInUse = errors.New("steps: disk in use")
+
+// diskInUse refuses block device path when it or one of its partitions is
+// mounted (/proc/self/mountinfo) or has holders (/sys/.../holders): the
+// check writes over the start of the disk, which is only safe on the
+// installation disk of a live-booted host.
+func diskInUse(path string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return fmt.Errorf("steps: installation-disk-speed-check: %w", err)
+	}
+	disk, err := filepath.EvalSymlinks(fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Rdev), unix.Minor(st.Rdev)))
+	if err != nil {
+		return fmt.Errorf("steps: installation-disk-speed-check: %s: %w", path, err)
+	}
+	if holders, _ := os.ReadDir(filepath.Join(disk, "holders")); len(holders) > 0 {
+		return fmt.Errorf("%w: %s is held by %s", ErrDiskInUse, path, holders[0].Name())
+	}
+	parts, _ := filepath.Glob(filepath.Join(disk, "*", "partition"))
+	for _, p := range parts {
+		if holders, _ := os.ReadDir(filepath.Join(filepath.Dir(p), "holders")); len(holders) > 0 {
+			return fmt.Errorf("%w: a partition of %s is held by %s", ErrDiskInUse, path, holders[0].Name())
+		}
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return fmt.Errorf("steps: installation-disk-speed-check: %w", err)
+	}
+	for _, line := range strings.Split(string(mounts), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		dev, err := filepath.EvalSymlinks("/sys/dev/block/" + f[2])
+		if err != nil {
+			continue // not a block device (tmpfs, proc, overlay...)
+		}
+		if dev == disk || filepath.Dir(dev) == disk {
+			return fmt.Errorf("%w: %s (or a partition of it) is mounted on %s", ErrDiskInUse, path, f[4])
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,5 +89,71 @@ func TestFailedStepKeepsItsOutput(t *testing.T) {
 	}
 	if !errors.Is(&steps.OutputError{Err: steps.ErrDiskSlow}, steps.ErrDiskSlow) {
 		t.Error("OutputError does not unwrap")
+	}
+}
+
+// A disk that is mounted (here a loop device over a file of the test's,
+// with an ext4 mounted from it) is refused and left as it was: the check
+// writes over the start of the disk it is given. Then, unmounted, the same
+// loop device is measured.
+func TestDiskSpeedCheckRefusesMountedDisk(t *testing.T) {
+	dev, img := mountedLoop(t)
+	before, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := steps.NewRunner(steps.Deps{DiskSpeedBytes: 10 * steps.DiskSpeedBlock})
+	rep := r.Run(context.Background(), diskSpeedStep(t, models.DiskSpeedCheckRequest{Path: dev, ThresholdMs: 60_000}))
+	if rep.ExitCode != steps.ExitFailed || !strings.Contains(rep.Error, "disk in use") {
+		t.Fatalf("check on mounted %s: %+v, want refused", dev, rep)
+	}
+	if after, _ := os.ReadFile(img); string(after) != string(before) {
+		t.Fatal("the refused check wrote to the disk")
+	}
+	run(t, "umount", filepath.Join(filepath.Dir(img), "mnt"))
+	rep = r.Run(context.Background(), diskSpeedStep(t, models.DiskSpeedCheckRequest{Path: dev, ThresholdMs: 60_000}))
+	if rep.ExitCode != 0 || !strings.Contains(rep.Output, `"path":"`+dev+`"`) {
+		t.Fatalf("check on unmounted %s: %+v", dev, rep)
+	}
+}
+
+// mountedLoop attaches a loop device to a 16 MiB file with an ext4 and
+// mounts it under the test's directory (skips unless root with losetup,
+// mkfs.ext4 and mount).
+func mountedLoop(t *testing.T) (dev, img string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (loop devices, mount)")
+	}
+	for _, tool := range []string{"losetup", "mkfs.ext4", "mount", "umount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	dir := t.TempDir()
+	img = filepath.Join(dir, "disk.img")
+	if err := os.WriteFile(img, make([]byte, 16<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "mkfs.ext4", "-q", "-F", img)
+	out, err := exec.Command("losetup", "--find", "--show", img).Output()
+	if err != nil {
+		t.Skipf("losetup: %v", err)
+	}
+	dev = strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "-d", dev).Run() })
+	mnt := filepath.Join(dir, "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "mount", dev, mnt)
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	return dev, img
+}
+
+func run(t *testing.T, name string, args ...string) {
+	t.Helper()
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 }
