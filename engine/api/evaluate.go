@@ -18,6 +18,7 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 		ID: h.ID, Role: models.HostRole(h.Role), RequestedHostname: h.RequestedHostname,
 		Status: h.Status, Inventory: s.inv.get(h), CheckedInAt: h.CheckedInAt, Now: s.now(),
 		HostTime: h.HostTime, Connectivity: s.conn.lookup(h.ID, h.Connectivity),
+		DiskSpeed: installDiskSpeed(h),
 	}
 	f.NTP, _ = decodeDoc[models.NtpSynchronizationResponse](h.NTPSources)
 	f.DomainResolutions, _ = decodeDoc[models.DomainResolutionResponse](h.DomainResolutions)

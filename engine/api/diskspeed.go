@@ -1,0 +1,104 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/install"
+	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/validation"
+)
+
+// DiskCheckTimeout is how long a host preparing for installation is given
+// to measure its installation disk before it is asked again (upstream's
+// DISK_CHECK_TIMEOUT).
+const DiskCheckTimeout = 8 * time.Minute
+
+// disksInfo is upstream's disks_info document.
+type disksInfo map[string]diskInfo
+
+type diskInfo struct {
+	DiskSpeed *diskSpeed `json:"disk_speed,omitempty"`
+}
+
+type diskSpeed struct {
+	Tested   bool  `json:"tested"`
+	ExitCode int64 `json:"exit_code"`
+	SpeedMs  int64 `json:"speed_ms,omitempty"`
+}
+
+func decodeDisksInfo(raw json.RawMessage) disksInfo {
+	out := disksInfo{}
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &out) // written by storeDiskSpeed only
+	}
+	return out
+}
+
+// installDiskSpeed is the measured speed of h's installation disk; nil
+// when it was never measured.
+func installDiskSpeed(h engine.Host) *validation.DiskSpeed {
+	path := install.HostDetails(h).BootDevice()
+	d, ok := decodeDisksInfo(h.DisksInfo)[path]
+	if path == "" || !ok || d.DiskSpeed == nil {
+		return nil
+	}
+	return &validation.DiskSpeed{Path: path, Tested: d.DiskSpeed.Tested, ExitCode: d.DiskSpeed.ExitCode, SpeedMs: d.DiskSpeed.SpeedMs}
+}
+
+// diskSpeedStep is the installation-disk-speed-check h runs now: as
+// upstream's next-steps, while it prepares for installation and its
+// installation disk has not been measured, at most once per
+// DiskCheckTimeout.
+func (s *server) diskSpeedStep(h engine.Host, now time.Time) (*models.Step, error) {
+	if h.Status != models.HostStatusPreparingForInstallation {
+		return nil, nil
+	}
+	path := install.HostDetails(h).BootDevice()
+	if path == "" || installDiskSpeed(h) != nil {
+		return nil, nil
+	}
+	if !s.steps.due(h.ID, models.StepTypeInstallationDiskSpeedCheck, path, now, DiskCheckTimeout) {
+		return nil, nil
+	}
+	b, err := jsonString(models.DiskSpeedCheckRequest{Path: path, ThresholdMs: validation.DiskSpeedThresholdMs})
+	if err != nil {
+		return nil, err
+	}
+	return &models.Step{StepType: models.StepTypeInstallationDiskSpeedCheck,
+		StepID: stepID(models.StepTypeInstallationDiskSpeedCheck), Args: []string{b}}, nil
+}
+
+// storeDiskSpeed records an installation-disk-speed-check reply, failed
+// or not (a disk found too slow fails the step), in h's disks_info, and
+// re-evaluates h.
+func (s *server) storeDiskSpeed(ctx context.Context, h engine.Host, reply models.StepReply) error {
+	var out models.DiskSpeedCheckResponse
+	if reply.Output != "" {
+		if err := decodeBytes([]byte(reply.Output), &out); err != nil {
+			return badRequest("%s output: %v", reply.StepType, err)
+		}
+	}
+	if out.Path == "" {
+		out.Path = install.HostDetails(h).BootDevice()
+	}
+	if out.Path == "" || len(out.Path) > 4096 {
+		return badRequest("%s output names no disk", reply.StepType)
+	}
+	info := decodeDisksInfo(h.DisksInfo)
+	info[out.Path] = diskInfo{DiskSpeed: &diskSpeed{Tested: true, ExitCode: reply.ExitCode, SpeedMs: out.IoSyncDuration}}
+	raw, err := json.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("encode disks_info: %w", err)
+	}
+	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID,
+		Patch: engine.HostPatch{DisksInfo: raw}}); err != nil {
+		return fmt.Errorf("store disk speed: %w", err)
+	}
+	s.log.InfoContext(ctx, "installation disk speed", "host", h.ID, "infra_env", h.InfraEnvID, "disk", out.Path,
+		"speed_ms", out.IoSyncDuration, "exit_code", reply.ExitCode)
+	return s.refreshHost(ctx, h.ID)
+}
