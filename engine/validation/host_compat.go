@@ -126,6 +126,9 @@ func checkPeers(h HostFacts, id ID, ok, missing string, latency bool) Result {
 
 // exceeding lists the peers of role whose l3 average RTT (latency) or
 // packet loss is above limit, each address once, as "name (value unit)".
+// An address never reached (successful false) is left to
+// belongs-to-majority-group: upstream's agent reports it with no loss and
+// no RTT, rackboot-agent with 100 % loss.
 func exceeding(h HostFacts, role models.HostRole, limit float64, unit string, latency bool) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -135,7 +138,7 @@ func exceeding(h HostFacts, role models.HostRole, limit float64, unit string, la
 		}
 		peer, known := h.Cluster.Peers[r.HostID]
 		for _, l3 := range r.L3Connectivity {
-			if l3 == nil || !known || peer.Role != role || seen[l3.RemoteIPAddress] {
+			if l3 == nil || !l3.Successful || !known || peer.Role != role || seen[l3.RemoteIPAddress] {
 				continue
 			}
 			v := l3.PacketLossPercentage

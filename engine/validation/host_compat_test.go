@@ -75,6 +75,11 @@ func TestHostCompatValidations(t *testing.T) {
 			HostSufficientPacketLoss, StatusSuccess, lossOK},
 		{"no report yet", func(h *HostFacts) { withPeers(0, 0, 0, 0)(h); h.Connectivity = nil },
 			HostSufficientPacketLoss, StatusPending, "Missing packet loss information."},
+		{"unreached address left to the majority group", func(h *HostFacts) {
+			withPeers(0.4, 0, 0.5, 0)(h)
+			r := h.Connectivity.RemoteHosts[0]
+			r.L3Connectivity = append(r.L3Connectivity, &models.L3Connectivity{RemoteIPAddress: "10.9.9.9", PacketLossPercentage: 100})
+		}, HostSufficientPacketLoss, StatusSuccess, lossOK},
 
 		{"baremetal", nil, HostCompatibleWithClusterPlatform, StatusSuccess, "Host is compatible with cluster platform baremetal"},
 		{"single node is none", sno, HostCompatibleWithClusterPlatform, StatusSuccess, "Host is compatible with cluster platform none"},
