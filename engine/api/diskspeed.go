@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -100,5 +101,57 @@ func (s *server) storeDiskSpeed(ctx context.Context, h engine.Host, reply models
 	}
 	s.log.InfoContext(ctx, "installation disk speed", "host", h.ID, "infra_env", h.InfraEnvID, "disk", out.Path,
 		"speed_ms", out.IoSyncDuration, "exit_code", reply.ExitCode)
+	if reply.ExitCode != 0 && h.Status == models.HostStatusPreparingForInstallation {
+		if err := s.abortPreparation(ctx, h); err != nil {
+			return err
+		}
+	}
 	return s.refreshHost(ctx, h.ID)
 }
+
+// abortPreparation stops the preparation of h's cluster because h's
+// installation disk is too slow, as upstream's state machine does: h
+// becomes insufficient, the cluster's other preparing hosts known again,
+// the cluster insufficient (its install clock cleared); the validations
+// then decide. An installation that already started is left alone.
+func (s *server) abortPreparation(ctx context.Context, h engine.Host) error {
+	var changes []engine.HostChange
+	s.store.Read(func(m *engine.Model) {
+		for o := range m.HostsOfCluster(h.ClusterID) {
+			if o.Status != models.HostStatusPreparingForInstallation {
+				continue
+			}
+			st, info := models.HostStatusKnown, validation.StatusInfoKnown
+			if o.ID == h.ID {
+				st, info = models.HostStatusInsufficient, diskSpeedInfo
+			}
+			changes = append(changes, engine.HostChange{ID: o.ID, Status: st, Info: info, Reset: true,
+				From: []string{models.HostStatusPreparingForInstallation}})
+		}
+	})
+	_, err := s.store.Apply(ctx, &engine.InstallTransition{ClusterID: h.ClusterID, Hosts: changes,
+		Cluster: &engine.StatusChange{Status: validation.ClusterStatusInsufficient, Info: validation.ClusterStatusInfoInsufficient,
+			From: []string{engine.ClusterStatusPreparingForInstallation}, Clear: true}})
+	if errors.Is(err, engine.ErrConflict) {
+		return nil // the cluster went on (or back) meanwhile
+	}
+	if err != nil {
+		return fmt.Errorf("stop the preparation of cluster %s: %w", h.ClusterID, err)
+	}
+	s.log.WarnContext(ctx, "installation disk too slow: preparation stopped", "host", h.ID, "infra_env", h.InfraEnvID,
+		"cluster", h.ClusterID)
+	s.event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "warning", ClusterID: h.ClusterID,
+		Message: fmt.Sprintf("Updated status of the cluster to %s: host %s's installation disk is too slow",
+			validation.ClusterStatusInsufficient, s.hostName(h))})
+	for _, c := range changes {
+		if err := s.refreshHost(ctx, c.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// diskSpeedInfo is the status_info of a host whose disk check failed
+// while preparing (upstream's not-ready-for-install text).
+const diskSpeedInfo = "Host cannot be installed due to following failing validation(s): " +
+	"While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient"

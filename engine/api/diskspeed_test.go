@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,7 +80,8 @@ func TestDiskSpeedMeasuredWhilePreparing(t *testing.T) {
 	}
 
 	// The agent found the disk too slow: the failed step's output is
-	// recorded.
+	// recorded, and, as upstream, the preparation stops: the host is
+	// insufficient, the cluster no longer preparing and nothing installs.
 	e.must(a.agent, 204, "POST", a.path()+"/instructions", models.StepReply{StepID: step.StepID, StepType: step.StepType,
 		ExitCode: 1, Output: `{"io_sync_duration":42,"path":"` + disk + `"}`, Error: "installation disk too slow"})
 	h = a.host()
@@ -89,6 +91,18 @@ func TestDiskSpeedMeasuredWhilePreparing(t *testing.T) {
 	if st, msg := validationOf(t, h, validation.HostSufficientInstallationDiskSpeed); st != validation.StatusFailure ||
 		msg != "While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient" {
 		t.Errorf("too slow: %s %q", st, msg)
+	}
+	if h.Status != models.HostStatusInsufficient || !strings.Contains(h.StatusInfo, "installation disk speed") {
+		t.Errorf("host with a slow disk is %s (%s), want insufficient", h.Status, h.StatusInfo)
+	}
+	if c := rk.get(); c.Status != "insufficient" || !c.InstallStartedAt.Time().IsZero() {
+		t.Errorf("cluster is %s (%s) started %v, want insufficient", c.Status, c.StatusInfo, c.InstallStartedAt)
+	}
+	e.must(a.agent, 200, "GET", a.path()+"/instructions", nil).decode(t, &got)
+	for _, st := range got.Instructions {
+		if st.StepType == models.StepTypeInstall || st.StepType == models.StepTypeInstallationDiskSpeedCheck {
+			t.Errorf("host with a slow disk handed %s", st.StepType)
+		}
 	}
 	// Garbage is refused and changes nothing.
 	e.wantError(e.do(a.agent, "POST", a.path()+"/instructions", models.StepReply{StepID: step.StepID, StepType: step.StepType,
