@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
@@ -155,3 +157,42 @@ func (s *server) abortPreparation(ctx context.Context, h engine.Host) error {
 // while preparing (upstream's not-ready-for-install text).
 const diskSpeedInfo = "Host cannot be installed due to following failing validation(s): " +
 	"While preparing the previous installation the installation disk speed measurement failed or was found to be insufficient"
+
+// resetValidation is upstream's reset-validation action: it forgets the
+// installation disk's speed measurement (sufficient-installation-disk-speed:
+// the disk is measured again at the next preparation) or the image
+// statuses (container-images-available: rackboot keeps none). Other
+// validations cannot be reset (400).
+func (s *server) resetValidation(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie, id, vid := r.PathValue("infra_env_id"), r.PathValue("host_id"), r.PathValue("validation_id")
+	h, err := s.host(ie, id)
+	if err != nil {
+		return err
+	}
+	switch validation.ID(vid) {
+	case validation.HostSufficientInstallationDiskSpeed, validation.HostContainerImagesAvailable:
+	default:
+		return badRequest("Validation %q cannot be reset or does not exist", clip(vid))
+	}
+	if h.ClusterID == "" {
+		return fmt.Errorf("%w: host %s is not bound to any cluster, reset validation", ErrConflict, id)
+	}
+	ctx := r.Context()
+	if validation.ID(vid) == validation.HostSufficientInstallationDiskSpeed {
+		info := decodeDisksInfo(h.DisksInfo)
+		delete(info, install.HostDetails(h).BootDevice())
+		raw, err := json.Marshal(info)
+		if err != nil {
+			return fmt.Errorf("encode disks_info: %w", err)
+		}
+		if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{DisksInfo: raw},
+			Event: &engine.Event{Name: "host_validation_reset", Severity: "info",
+				Message: fmt.Sprintf("Host %s: validation %s reset", s.hostName(h), vid)}}); err != nil {
+			return fmt.Errorf("reset validation: %w", err)
+		}
+	}
+	if err := s.refreshHost(ctx, id); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusOK, ie, id)
+}

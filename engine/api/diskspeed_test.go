@@ -110,4 +110,14 @@ func TestDiskSpeedMeasuredWhilePreparing(t *testing.T) {
 	if after := a.host(); after.DisksInfo != h.DisksInfo {
 		t.Errorf("a refused reply changed disks_info to %q", after.DisksInfo)
 	}
+	// The user resets the validation, as upstream's reset-validation:
+	// the disk counts as not measured and the host is known again.
+	reset := a.path() + "/actions/reset-validation/"
+	e.wantError(e.do(adminCred(), "PATCH", reset+"has-default-route", nil), 400, "cannot be reset")
+	e.wantError(e.do(a.agent, "PATCH", reset+"sufficient-installation-disk-speed", nil), 403, "")
+	e.must(adminCred(), 200, "PATCH", reset+"sufficient-installation-disk-speed", nil).decode(t, &h)
+	if st, msg := validationOf(t, h, validation.HostSufficientInstallationDiskSpeed); st != validation.StatusSuccess ||
+		msg != "Speed of installation disk has not yet been measured" || h.Status != models.HostStatusKnown {
+		t.Errorf("after reset: host %s (%s), validation %s %q", h.Status, h.StatusInfo, st, msg)
+	}
 }

@@ -84,6 +84,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind", admin, 200, s.bindHost},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind", admin, 200, s.unbindHost},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/install", admin, 202, s.installHost},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/reset-validation/{validation_id}", admin, 200, s.resetValidation},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 200, s.nextSteps},
 		{http.MethodPut, "/infra-envs/{infra_env_id}/hosts/{host_id}/progress", progress, 200, s.updateProgress},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/downloads/ignition", infraEnv, 200, s.downloadHostIgnition},
