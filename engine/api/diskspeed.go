@@ -55,7 +55,7 @@ func installDiskSpeed(h engine.Host) *validation.DiskSpeed {
 // diskSpeedStep is the installation-disk-speed-check h runs now: as
 // upstream's next-steps, while it prepares for installation and its
 // installation disk has not been measured, at most once per
-// DiskCheckTimeout.
+// DiskCheckTimeout, with its thresholds' DiskSpeedThresholdMs.
 func (s *server) diskSpeedStep(h engine.Host, now time.Time) (*models.Step, error) {
 	if h.Status != models.HostStatusPreparingForInstallation {
 		return nil, nil
@@ -67,7 +67,13 @@ func (s *server) diskSpeedStep(h engine.Host, now time.Time) (*models.Step, erro
 	if !s.steps.due(h.ID, models.StepTypeInstallationDiskSpeedCheck, path, now, DiskCheckTimeout) {
 		return nil, nil
 	}
-	b, err := jsonString(models.DiskSpeedCheckRequest{Path: path, ThresholdMs: validation.DiskSpeedThresholdMs})
+	threshold := int64(validation.DiskSpeedThresholdMs)
+	s.store.Read(func(m *engine.Model) {
+		if t := s.hostThresholds(m, h).DiskSpeedThresholdMs; t > 0 {
+			threshold = t
+		}
+	})
+	b, err := jsonString(models.DiskSpeedCheckRequest{Path: path, ThresholdMs: threshold})
 	if err != nil {
 		return nil, err
 	}

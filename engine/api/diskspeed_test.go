@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/enginetest"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
@@ -120,4 +121,38 @@ func TestDiskSpeedMeasuredWhilePreparing(t *testing.T) {
 		msg != "Speed of installation disk has not yet been measured" || h.Status != models.HostStatusKnown {
 		t.Errorf("after reset: host %s (%s), validation %s %q", h.Status, h.StatusInfo, st, msg)
 	}
+}
+
+// A thresholds profile may relax the disk speed limit (slow test VMs); the
+// step carries it.
+func TestDiskSpeedThresholdFromProfile(t *testing.T) {
+	slow, err := validation.DefaultThresholds().Override(validation.Thresholds{Profile: "slow-disks",
+		Worker: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
+		Master: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10}, SingleNode: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
+		DiskSpeedThresholdMs: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, enginetest.NewStore(), func(*engine.Model, string) validation.Thresholds { return slow })
+	gen := &stuckGenerator{stuck: map[string]bool{}}
+	startController(t, e, gen, install.Options{PrepareTimeout: time.Hour})
+	rk := readySNOWithHost(t, e, 1)
+	gen.mu.Lock()
+	gen.stuck[rk.cluster.ID] = true
+	gen.mu.Unlock()
+	e.must(adminCred(), 202, "POST", "/clusters/"+rk.cluster.ID+"/actions/install", nil)
+	rk.waitCluster(engine.ClusterStatusPreparingForInstallation)
+	a := rk.agents[0]
+	var got models.Steps
+	e.must(a.agent, 200, "GET", a.path()+"/instructions", nil).decode(t, &got)
+	for _, st := range got.Instructions {
+		if st.StepType == models.StepTypeInstallationDiskSpeedCheck {
+			var req models.DiskSpeedCheckRequest
+			if err := json.Unmarshal([]byte(st.Args[0]), &req); err != nil || req.ThresholdMs != 50 {
+				t.Fatalf("request %s: %v, want the profile's 50 ms", st.Args[0], err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no installation-disk-speed-check in %+v", got.Instructions)
 }
