@@ -92,6 +92,7 @@ type HostPatch struct {
 	Connectivity       json.RawMessage `json:"connectivity,omitempty"`
 	HostTime           *int64          `json:"timestamp,omitempty"`
 	IgnitionOverride   *string         `json:"ignition_config_overrides,omitempty"`
+	DisksInfo          json.RawMessage `json:"disks_info,omitempty"`
 }
 
 // UpdateHost changes fields of a host. InfraEnvID, when set, must be the
@@ -130,6 +131,7 @@ func (c *UpdateHost) apply(tx *Tx) (any, error) {
 	setRaw(&h.Connectivity, p.Connectivity)
 	set(&h.HostTime, p.HostTime)
 	set(&h.IgnitionOverride, p.IgnitionOverride)
+	setRaw(&h.DisksInfo, p.DisksInfo)
 	tx.putHost(&h)
 	tx.hostEvent(c.Event, h)
 	return h, nil

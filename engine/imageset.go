@@ -23,6 +23,9 @@ type Thresholds struct {
 	Worker             Minimums `json:"worker,omitzero"`
 	SingleNode         Minimums `json:"single_node,omitzero"`
 	MemoryToleranceMiB int64    `json:"memory_tolerance_mib,omitempty"`
+	// DiskSpeedThresholdMs overrides upstream's 10 ms limit of the
+	// installation disk's fdatasync (0: upstream's).
+	DiskSpeedThresholdMs int64 `json:"installation_disk_speed_threshold_ms,omitempty"`
 }
 
 // check reports a negative value, or minimums changed without a profile.
@@ -34,10 +37,10 @@ func (t Thresholds) check() error {
 		}
 		set = set || m != Minimums{}
 	}
-	if t.MemoryToleranceMiB < 0 {
-		return fmt.Errorf("negative memory tolerance %d", t.MemoryToleranceMiB)
+	if t.MemoryToleranceMiB < 0 || t.DiskSpeedThresholdMs < 0 {
+		return fmt.Errorf("negative memory tolerance %d or disk speed threshold %d", t.MemoryToleranceMiB, t.DiskSpeedThresholdMs)
 	}
-	if (set || t.MemoryToleranceMiB > 0) && t.Profile == "" {
+	if (set || t.MemoryToleranceMiB > 0 || t.DiskSpeedThresholdMs > 0) && t.Profile == "" {
 		return fmt.Errorf("thresholds change hardware minimums without naming their profile")
 	}
 	return nil

@@ -180,6 +180,10 @@ type StepResults struct {
 	// HostTime is the host's clock in unix seconds, as the agent sent it
 	// (?timestamp= of next-steps); 0: unknown.
 	HostTime int64 `json:"timestamp,omitempty"`
+	// DisksInfo is upstream's disks_info: per disk path, the outcome of
+	// the installation-disk-speed-check ({"disk_speed": {"tested",
+	// "exit_code", "speed_ms"}}).
+	DisksInfo json.RawMessage `json:"disks_info,omitempty"`
 }
 
 // MACInterface maps a MAC address to an interface name of an NMState config.

@@ -8,6 +8,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/bmhctl"
 	"github.com/rackboot/rackboot/engine/isoserve"
+	"github.com/rackboot/rackboot/engine/pxeserve"
 )
 
 // bmhParts are the BareMetalHost parts of the daemon: the sealer of BMC
@@ -16,6 +17,7 @@ import (
 type bmhParts struct {
 	sealer *engine.Sealer
 	iso    *isoserve.Server
+	pxe    *pxeserve.Server // an infra-env's PXE kernel and initrd
 }
 
 // newBMH hands the sealing key (loaded by openStore) to the API and builds
@@ -30,16 +32,25 @@ func (d *daemon) newBMH() error {
 	if err != nil {
 		return fmt.Errorf("discovery ISO server: %w", err)
 	}
-	d.bmh = bmhParts{sealer: sealer, iso: srv}
+	pxe, err := pxeserve.New(pxeserve.Options{Keys: d.apiOpts.Keys, BaseURL: d.cfg.BaseURL(), Source: d.sel,
+		Log: d.log.With("service", "pxe")})
+	if err != nil {
+		return fmt.Errorf("PXE artifact server: %w", err)
+	}
+	d.bmh = bmhParts{sealer: sealer, iso: srv, pxe: pxe}
 	d.apiOpts.Sealer = sealer
 	d.apiOpts.ISOs = srv // downloads/image-url hands out its ISO URLs
 	return nil
 }
 
-// mountBMH adds the discovery ISOs to the boot HTTP server's mux.
+// mountBMH adds the discovery ISOs and the infra-envs' PXE artifacts to
+// the boot HTTP server's mux.
 func (d *daemon) mountBMH(mux *http.ServeMux) {
 	if d.bmh.iso != nil {
 		mux.Handle(isoserve.Pattern, d.bmh.iso)
+	}
+	if d.bmh.pxe != nil {
+		mux.Handle(pxeserve.Pattern, d.bmh.pxe)
 	}
 }
 

@@ -54,7 +54,8 @@ func imageSet(s config.ImageSet) engine.ImageSet {
 		Source: engine.ImageSetSourceConfig, BaseISO: s.BaseISO}
 	if t := s.Thresholds; t != nil {
 		is.Thresholds = &engine.Thresholds{Profile: t.Profile, Master: minimums(t.Master), Worker: minimums(t.Worker),
-			SingleNode: minimums(t.SingleNode), MemoryToleranceMiB: t.MemoryToleranceMiB}
+			SingleNode: minimums(t.SingleNode), MemoryToleranceMiB: t.MemoryToleranceMiB,
+			DiskSpeedThresholdMs: t.DiskSpeedThresholdMs}
 	}
 	imageSetInstall(&is, s.Install)
 	if l := s.Live; l != nil {

@@ -64,7 +64,7 @@ func (d *daemon) runKube(ctx context.Context) {
 				return
 			}
 			err = acm.Run(ctx, acm.Options{
-				Store: fenced, Sealer: d.bmh.sealer, Keys: d.apiOpts.Keys, Domain: dom,
+				Store: fenced, Sealer: d.bmh.sealer, Keys: d.apiOpts.Keys, Domain: dom, ISOs: d.bmh.iso, PXE: d.bmh.pxe,
 				ServiceURL: d.cfg.BaseURL(), Log: d.log.With("service", "acm"),
 			})
 			if err != nil && ctx.Err() == nil {

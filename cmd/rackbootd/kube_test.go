@@ -152,6 +152,8 @@ func (k *kubeTest) registeredHostBecomesAgent(ipxe string) {
 	// the Agent: once kubectl sees that, the host is approved.
 	k.must("wait", `--for=jsonpath={.metadata.annotations.rackboot\.io/synced-spec}={"approved":true,"role":"auto-assign"}`,
 		"agent/"+hostID, "-n", "kni21", "--timeout=30s")
+	// The controller saw the patched spec (generation 2).
+	k.must("wait", "--for=jsonpath={.status.observedGeneration}=2", "agent/"+hostID, "-n", "kni21", "--timeout=30s")
 	req, _ = http.NewRequest("GET", base+"/"+hostID, nil)
 	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
 	resp, err = http.DefaultClient.Do(req)
@@ -253,6 +255,7 @@ func TestKubectlSeeds(t *testing.T) {
 		"NAME                                   CLUSTER   APPROVED   ROLE   STAGE", agentID+"   kni21     false")
 	wantLines(t, "get agents -o wide", k.must("get", "agents", "-A", "-o", "wide"), "HOSTNAME   REQUESTED HOSTNAME", "master-0")
 	wantLines(t, "get aci", k.must("get", "agentclusterinstalls", "-n", "kni21"), "NAME    CLUSTER   STATE", "kni21   kni21")
+	k.must("wait", "--for=jsonpath={.status.observedGeneration}=1", "aci/kni21", "-n", "kni21", "--timeout=30s")
 	wantLines(t, "get clusterimagesets", k.must("get", "clusterimagesets"),
 		"NAME                 RELEASE", "openshift-v4.10.16   quay.io/openshift-release-dev/ocp-release:4.10.16-x86_64")
 
@@ -299,6 +302,14 @@ func TestKubectlSeeds(t *testing.T) {
 		`": Operation cannot be fulfilled on agents.agent-install.openshift.io "`+agentID+
 		`": the object has been modified; please apply your changes to the latest version and try again`,
 		"replace", "-f", filepath.Join(k.home, "stale.yaml"))
+	// As hive's webhook: a ClusterDeployment's spec is immutable but for
+	// its mutable fields (the agentSelector is one).
+	k.fails(`admission webhook "clusterdeploymentvalidators.admission.agentinstall.openshift.io" denied the request: `+
+		`Attempted to change ClusterDeployment.Spec which is immutable except for CertificateBundles,`,
+		"-n", "kni21", "patch", "clusterdeployment", "kni21", "--type", "merge", "-p", `{"spec":{"baseDomain":"other.example.com"}}`)
+	wantLines(t, "patch the agentSelector", k.must("-n", "kni21", "patch", "clusterdeployment", "kni21", "--type", "merge",
+		"-p", `{"spec":{"platform":{"agentBareMetal":{"agentSelector":{"matchLabels":{"project":"kni21","rack":"r1"}}}}}}`),
+		"clusterdeployment.hive.openshift.io/kni21 patched")
 	wantLines(t, "after the refused replace", k.must("get", "agent", agentID, "-n", "kni21", "-o", "jsonpath={.spec.hostname}"), "m0")
 
 	// Deleting the ClusterDeployment deletes its AgentClusterInstall (as

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/models"
@@ -65,7 +66,15 @@ func reconcileAgents(ctx context.Context, o Options, ies []engine.Object) {
 		}
 	})
 	for _, p := range pairs {
-		if err := reconcileAgent(ctx, o, p); err != nil && ctx.Err() == nil {
+		done, err := agentDeleting(ctx, o, p)
+		switch {
+		case done:
+		case p.ok && !slices.Contains(p.agent.Finalizers(), finalizerAgent):
+			err = setFinalizers(ctx, o, p.agent, append(p.agent.Finalizers(), finalizerAgent)) // the next pass goes on
+		default:
+			err = reconcileAgent(ctx, o, p)
+		}
+		if err != nil && ctx.Err() == nil {
 			o.Log.Warn("Agent not reconciled", "host", p.host.ID, "infra_env", p.host.InfraEnvID, "err", err)
 		}
 	}
@@ -212,7 +221,7 @@ func createAgent(ctx context.Context, o Options, p agentPair) error {
 	st := agentStatus(p.host)
 	st["conditions"] = stamp(nil, st["conditions"].([]any), o.Now())
 	body, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"name": p.host.ID, "namespace": p.ie.Namespace, "labels": labels,
+		"metadata": map[string]any{"name": p.host.ID, "namespace": p.ie.Namespace, "labels": labels, "finalizers": []string{finalizerAgent},
 			"annotations": map[string]any{annotationSynced: string(synced)}},
 		"spec":   spec,
 		"status": st,

@@ -33,6 +33,11 @@ type Domain interface {
 	BindHost(ctx context.Context, hostID, clusterID string) error
 	InstallCluster(ctx context.Context, id string) error
 	DeleteCluster(ctx context.Context, id string) error
+	// DeregisterHost deletes host id of infra-env ie (its event, its
+	// cluster re-evaluated).
+	DeregisterHost(ctx context.Context, ie, id string) error
+	// UnbindHost unbinds host id of infra-env ie from its cluster.
+	UnbindHost(ctx context.Context, ie, id string) error
 	FailingValidations(id string) []models.FailingValidation
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -260,4 +261,51 @@ func TestACISpecChangeTakenToCluster(t *testing.T) {
 		c, _ := m.Cluster(aciUID)
 		return c.HoldInstallation && strings.HasSuffix(c.SSHPublicKey, " k")
 	})
+}
+
+// As upstream's Agent controller: clearing an Agent's
+// clusterDeploymentName unbinds its host before the installation; naming
+// the ClusterDeployment again binds it again.
+func TestAgentUnbind(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
+		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
+	waitFor(t, s, "the cluster", func(m *engine.Model) bool { _, ok := m.Cluster(aciUID); return ok })
+	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
+	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
+	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
+	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
+	setCD := func(v any) { // as kubectl patch: again on a conflict
+		t.Helper()
+		for {
+			var a engine.Object
+			var b map[string]any
+			s.Read(func(m *engine.Model) { a, b, _ = agentOf(m) })
+			sp := b["spec"].(map[string]any)
+			if v == nil {
+				delete(sp, "clusterDeploymentName")
+			} else {
+				sp["clusterDeploymentName"] = v
+			}
+			a.Body, _ = json.Marshal(b)
+			a.Generation++
+			_, err := s.Apply(context.Background(), &engine.PutObject{Object: a, IfRevision: a.Revision})
+			if !errors.Is(err, engine.ErrConflict) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+	}
+	setCD(map[string]any{"name": "c1", "namespace": "ns"})
+	waitFor(t, s, "the host bound", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.ClusterID == aciUID })
+	setCD(nil)
+	waitFor(t, s, "the host unbound", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.ClusterID == "" })
+	setCD(map[string]any{"name": "c1", "namespace": "ns"})
+	waitFor(t, s, "the host bound again", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.ClusterID == aciUID })
 }

@@ -2,13 +2,18 @@
 // the domain, as upstream's controllers do. It runs on the leader, its
 // writes fenced to the term it leads in.
 //
-// So far: an InfraEnv becomes the domain's infra-env (its id is the
-// object's uid; the pull secret comes from the Secret its pullSecretRef
-// names, opened with the secrets sealer), and its status gets
-// bootArtifacts.ipxeScript (the infra-env's iPXE script URL with an agent
-// token, as upstream's) and the ImageCreated condition; a missing pull
-// secret is ImageCreated False. Removing the InfraEnv removes the
-// infra-env.
+// An InfraEnv becomes the domain's infra-env (its id is the object's uid;
+// the pull secret comes from the Secret its pullSecretRef names, opened
+// with the secrets sealer; the NMStateConfigs its
+// nmStateConfigLabelSelector selects are its static network); a later
+// spec, Secret or NMStateConfig change is taken to it and regenerates the
+// image when what it is made of changed. Its status gets isoDownloadURL
+// (the ISO server's), bootArtifacts.ipxeScript (the infra-env's iPXE
+// script URL with an agent token, as upstream's), the kernel, initrd (the
+// PXE server's) and rootfs, createdTime,
+// observedGeneration and the ImageCreated condition; a missing pull
+// secret or a bad NMStateConfig is ImageCreated False. Removing the
+// InfraEnv deregisters its unbound hosts and removes the infra-env.
 //
 // A host that registers from such an infra-env gets an Agent (named by the
 // host id, in the InfraEnv's namespace, labelled with the InfraEnv's name
@@ -29,6 +34,15 @@
 // the ClusterDeployment is installed with its admin Secrets; the ACI's
 // ai-deprovision finalizer deregisters the cluster.
 //
-// Not yet: InfraEnv spec changes, NMStateConfigs, unbinding,
-// BareMetalHost duties.
+// Agents carry upstream's finalizer: deleting one deregisters its host;
+// an Agent whose host is gone is deleted. A BareMetalHost object becomes
+// a domain BareMetalHost that engine/bmhctl drives, and gets upstream's
+// BMAC fields (spec.image, the inspect and hardwaredetails annotations)
+// and metal3's status; the paired host's Agent is labelled with it.
+// Admission refuses what upstream's webhooks refuse (ACI spec after the
+// start, InfraEnv clusterRef, Agent clusterDeploymentName while
+// installing, ClusterDeployment spec but hive's mutable fields).
+//
+// An Agent that no longer names its cluster's ClusterDeployment has its
+// host unbound before the installation.
 package acm

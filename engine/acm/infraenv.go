@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"reflect"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
@@ -41,8 +41,12 @@ type Options struct {
 	// Domain registers, binds and installs clusters and updates hosts
 	// (engine/api.Domain); required.
 	Domain Domain
-	Now    func() time.Time
-	Log    *slog.Logger
+	// ISOs gives the InfraEnvs' isoDownloadURL (nil: none).
+	ISOs ISOs
+	// PXE gives their kernel, initrd and rootfs boot artifacts (nil: none).
+	PXE PXE
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Run reconciles the InfraEnvs and Agents now and after every change of
@@ -62,7 +66,7 @@ func Run(ctx context.Context, o Options) error {
 		reconcileAll(ctx, o)
 		for ch := range sub {
 			switch ch.Kind {
-			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindCluster, engine.KindAll:
+			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindCluster, engine.KindBareMetalHost, engine.KindAll:
 				drain(sub)
 				reconcileAll(ctx, o)
 			}
@@ -105,11 +109,21 @@ func reconcileAll(ctx context.Context, o Options) {
 		}
 	}
 	reconcileAgents(ctx, o, objs)
+	reconcileOrphanAgents(ctx, o)
+	if err := unbindAgents(ctx, o); err != nil && ctx.Err() == nil {
+		o.Log.Warn("Agents not unbound", "err", err)
+	}
 	reconcileClusters(ctx, o)
+	reconcileBMHs(ctx, o)
 	for _, id := range made {
+		if remaining, err := deregisterUnbound(ctx, o, id); err != nil || remaining {
+			o.Log.Debug("the infra-env of a deleted InfraEnv keeps hosts bound and not installed", "infra_env", id, "err", err)
+			continue
+		}
 		_, err := o.Store.Apply(ctx, &engine.DeleteInfraEnv{ID: id})
 		_, serr := o.Store.Apply(ctx, &engine.DeleteSecret{Name: secretName(id)})
-		if err := errors.Join(err, serr); err != nil && !errors.Is(err, engine.ErrNotFound) {
+		nerr := syncStatic(ctx, o, id, nil)
+		if err := errors.Join(err, serr, nerr); err != nil && !errors.Is(err, engine.ErrNotFound) {
 			o.Log.Warn("removing the infra-env of a deleted InfraEnv", "infra_env", id, "err", err)
 		}
 	}
@@ -117,7 +131,7 @@ func reconcileAll(ctx context.Context, o Options) {
 
 func secretName(id string) string { return "pull-secret-infra-env-" + id }
 
-// spec is the part of an InfraEnv's spec mapped so far.
+// spec is the part of an InfraEnv's spec mapped.
 type spec struct {
 	PullSecretRef *struct {
 		Name string `json:"name"`
@@ -128,14 +142,19 @@ type spec struct {
 		HTTPSProxy string `json:"httpsProxy"`
 		NoProxy    string `json:"noProxy"`
 	} `json:"proxy"`
-	NTPSources       []string `json:"additionalNTPSources"`
-	IgnitionOverride string   `json:"ignitionConfigOverride"`
-	CPUArchitecture  string   `json:"cpuArchitecture"`
+	NTPSources       []string                `json:"additionalNTPSources"`
+	IgnitionOverride string                  `json:"ignitionConfigOverride"`
+	CPUArchitecture  string                  `json:"cpuArchitecture"`
+	KernelArguments  []engine.KernelArgument `json:"kernelArguments"`
+	NMStateSelector  metav1.LabelSelector    `json:"nmStateConfigLabelSelector"`
 }
 
-// reconcile makes the domain infra-env of obj if there is none and writes
-// obj's status.
+// reconcile makes or updates the domain infra-env of obj (its spec, pull
+// secret and the NMStateConfigs it selects) and writes obj's status.
 func reconcile(ctx context.Context, o Options, obj engine.Object) error {
+	if obj.Deleting() {
+		return nil
+	}
 	var body struct {
 		Spec spec `json:"spec"`
 	}
@@ -144,30 +163,28 @@ func reconcile(ctx context.Context, o Options, obj engine.Object) error {
 	}
 	var exists bool
 	o.Store.Read(func(m *engine.Model) { _, exists = m.InfraEnv(obj.UID) })
-	if !exists {
-		ps, err := pullSecret(o, obj, body.Spec)
+	ps, err := pullSecret(o, obj, body.Spec)
+	var static []engine.NMStateConfig
+	if err == nil {
+		static, err = staticConfigs(o, obj, body.Spec.NMStateSelector)
+	}
+	switch {
+	case err != nil:
+	case !exists:
 		var clusterID string
-		if err == nil {
-			clusterID, err = refCluster(o, obj)
+		if clusterID, err = refCluster(o, obj); err == nil {
+			err = create(ctx, o, obj, body.Spec, ps, clusterID, static)
 		}
-		if err != nil {
-			return writeStatus(ctx, o, obj, nil, condition("False", "ImageCreationError", "Failed to create image: "+err.Error()))
-		}
-		if err := create(ctx, o, obj, body.Spec, ps, clusterID); err != nil {
+	default:
+		err = update(ctx, o, obj, body.Spec, ps, static)
+	}
+	if err != nil {
+		if errors.Is(err, errTransient) {
 			return err
 		}
+		return writeFailed(ctx, o, obj, "Failed to create image: "+err.Error())
 	}
-	created := condition("True", "ImageCreated", "Image has been created")
-	if hasStatus(obj, created) {
-		return nil // done before: no token signed on every pass
-	}
-	tok, err := o.Keys.Sign(auth.Claims{InfraEnvID: obj.UID, Subject: "agent"})
-	if err != nil {
-		return fmt.Errorf("sign: %w", err)
-	}
-	q := url.Values{"file_name": {"ipxe-script"}, auth.QueryAPIKey: {tok}}
-	ipxe := o.ServiceURL + basePath + "/infra-envs/" + obj.UID + "/downloads/files?" + q.Encode()
-	return writeStatus(ctx, o, obj, map[string]any{"ipxeScript": ipxe}, created)
+	return writeImage(ctx, o, obj)
 }
 
 // pullSecret opens the pull secret the InfraEnv names.
@@ -180,6 +197,11 @@ func pullSecret(o Options, obj engine.Object, s spec) (string, error) {
 
 // openPullSecret opens the .dockerconfigjson of Secret ns/name.
 func openPullSecret(o Options, ns, name string) (string, error) {
+	return openSecret(o, ns, name, engine.PullSecretKey)
+}
+
+// openSecret opens key of Secret ns/name.
+func openSecret(o Options, ns, name, key string) (string, error) {
 	ref := engine.ObjectRef{Kind: "Secret", Namespace: ns, Name: name}
 	var sec engine.Object
 	var ok bool
@@ -193,15 +215,15 @@ func openPullSecret(o Options, ns, name string) (string, error) {
 	if err := json.Unmarshal(sec.Body, &sb); err != nil {
 		return "", fmt.Errorf("Secret %q: %w", ref.Name, err)
 	}
-	sealed, err := base64.StdEncoding.DecodeString(sb.Data[engine.PullSecretKey])
+	sealed, err := base64.StdEncoding.DecodeString(sb.Data[key])
 	if err != nil || len(sealed) == 0 {
-		return "", fmt.Errorf("Secret %q has no %s", ref.Name, engine.PullSecretKey)
+		return "", fmt.Errorf("Secret %q has no %s", ref.Name, key)
 	}
-	ps, err := o.Sealer.Open(ref.SealName(), engine.PullSecretKey, sealed)
+	v, err := o.Sealer.Open(ref.SealName(), key, sealed)
 	if err != nil {
 		return "", fmt.Errorf("Secret %q does not open", ref.Name)
 	}
-	return string(ps), nil
+	return string(v), nil
 }
 
 // refCluster is the domain cluster of the ClusterDeployment the
@@ -233,83 +255,40 @@ func refCluster(o Options, ie engine.Object) (string, error) {
 	return id, err
 }
 
-func create(ctx context.Context, o Options, obj engine.Object, s spec, ps, clusterID string) error {
-	id := obj.UID
-	ie := engine.InfraEnv{ID: id, Name: obj.Name, PullSecretRef: secretName(id), ClusterID: clusterID,
+// desired is the domain infra-env obj's spec describes (no id, cluster
+// or meta).
+func desired(obj engine.Object, s spec) engine.InfraEnv {
+	ie := engine.InfraEnv{Name: obj.Name, PullSecretRef: secretName(obj.UID),
 		SSHAuthorizedKey: s.SSHAuthorizedKey, NTPSources: s.NTPSources, IgnitionOverride: s.IgnitionOverride,
-		CPUArchitecture: s.CPUArchitecture, Labels: map[string]string{labelUID: obj.UID}}
+		CPUArchitecture: s.CPUArchitecture, KernelArguments: s.KernelArguments, Labels: map[string]string{labelUID: obj.UID}}
 	if ie.CPUArchitecture == "" {
 		ie.CPUArchitecture = "x86_64"
 	}
 	if p := s.Proxy; p != nil {
 		ie.Proxy = &engine.Proxy{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
 	}
-	secret := engine.Secret{Name: ie.PullSecretRef, Type: "pull-secret", Data: map[string][]byte{engine.PullSecretKey: []byte(ps)}}
-	if _, err := o.Store.Apply(ctx, &engine.PutSecret{Secret: secret}); err != nil {
-		return fmt.Errorf("pull secret: %w", err)
+	// Always a selector: the BareMetalHost controller adds the network
+	// data of a BareMetalHost booting the infra-env with these labels.
+	ie.StaticNetworkSelector = map[string]string{labelStaticNet: obj.UID}
+	return ie
+}
+
+func create(ctx context.Context, o Options, obj engine.Object, s spec, ps, clusterID string, static []engine.NMStateConfig) error {
+	ie := desired(obj, s)
+	ie.ID, ie.ClusterID = obj.UID, clusterID
+	if err := putPullSecret(ctx, o, obj.UID, ps); err != nil {
+		return err
+	}
+	if err := syncStatic(ctx, o, obj.UID, static); err != nil {
+		return err
 	}
 	if _, err := o.Store.Apply(ctx, &engine.CreateInfraEnv{InfraEnv: ie}); err != nil {
-		return fmt.Errorf("create infra-env: %w", err)
+		return fmt.Errorf("create infra-env: %w", transient(err))
 	}
-	o.Log.Info("InfraEnv created its infra-env", "infra_env", id, "name", obj.Namespace+"/"+obj.Name)
+	o.Log.Info("InfraEnv created its infra-env", "infra_env", obj.UID, "name", obj.Namespace+"/"+obj.Name)
 	return nil
 }
 
 func condition(status, reason, msg string) map[string]any {
 	return map[string]any{"type": "ImageCreated", "status": status, "reason": reason, "message": msg}
-}
-
-// writeStatus sets obj's status (bootArtifacts, the ImageCreated
-// condition, createdTime) unless it already says the same.
-func writeStatus(ctx context.Context, o Options, obj engine.Object, artifacts, cond map[string]any) error {
-	var body map[string]any
-	if err := json.Unmarshal(obj.Body, &body); err != nil {
-		return err
-	}
-	st, _ := body["status"].(map[string]any)
-	if st == nil {
-		st = map[string]any{}
-	}
-	if same(st, artifacts, cond) {
-		return nil
-	}
-	now := o.Now().UTC().Format(time.RFC3339)
-	cond["lastTransitionTime"], cond["lastProbeTime"] = now, now
-	st["conditions"] = []any{cond}
-	if artifacts != nil {
-		st["bootArtifacts"] = artifacts
-		st["createdTime"] = now
-	} else {
-		delete(st, "bootArtifacts")
-	}
-	body["status"] = st
-	return putBody(ctx, o, obj, body)
-}
-
-// hasStatus reports whether obj's status has boot artifacts and cond.
-func hasStatus(obj engine.Object, cond map[string]any) bool {
-	var body struct {
-		Status map[string]any `json:"status"`
-	}
-	return json.Unmarshal(obj.Body, &body) == nil && body.Status != nil && same(body.Status, map[string]any{}, cond)
-}
-
-// same reports whether st already has these artifacts (their presence:
-// the token in the URL differs on every signing) and this condition.
-func same(st, artifacts, cond map[string]any) bool {
-	_, has := st["bootArtifacts"]
-	if has != (artifacts != nil) {
-		return false
-	}
-	conds, _ := st["conditions"].([]any)
-	if len(conds) != 1 {
-		return false
-	}
-	c, _ := conds[0].(map[string]any)
-	for _, k := range []string{"type", "status", "reason", "message"} {
-		if !reflect.DeepEqual(c[k], cond[k]) {
-			return false
-		}
-	}
-	return true
 }

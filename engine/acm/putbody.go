@@ -11,7 +11,13 @@ import (
 // putBody stores obj with body as its new body, at the revision it was
 // read at. An object changed or deleted meanwhile is left alone (nil): the
 // controller's next pass sees it as it is now.
+//
+// A status written is the controller's view of the spec it read: its
+// observedGeneration is obj's generation (kinds with generations).
 func putBody(ctx context.Context, o Options, obj engine.Object, body map[string]any) error {
+	if st, ok := body["status"].(map[string]any); ok && obj.Generation > 0 {
+		st["observedGeneration"] = obj.Generation
+	}
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err

@@ -173,6 +173,13 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	steps.Instructions = append(steps.Instructions, periodic...)
+	speed, err := s.diskSpeedStep(h, now)
+	if err != nil {
+		return err
+	}
+	if speed != nil {
+		steps.Instructions = append(steps.Instructions, speed)
+	}
 	inst, err := s.installStep(ctx, h)
 	if err != nil {
 		return err
@@ -198,6 +205,12 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	ctx := r.Context()
+	if reply.StepType == models.StepTypeInstallationDiskSpeedCheck {
+		// Recorded failed or not, as upstream: a failure is the finding.
+		if err := s.storeDiskSpeed(ctx, h, reply); err != nil {
+			return err
+		}
+	}
 	if reply.ExitCode != 0 {
 		s.log.WarnContext(ctx, "step failed", "host", id, "step_type", reply.StepType, "step_id", reply.StepID,
 			"exit_code", reply.ExitCode)

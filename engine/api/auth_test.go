@@ -55,9 +55,8 @@ func TestAccess(t *testing.T) {
 			if r.code != tc.code {
 				t.Fatalf("%d %s, want %d", r.code, r.body, tc.code)
 			}
-			agentCall := tc.path == "/infra-envs/"+ie1.ID+"/hosts" || strings.HasSuffix(tc.path, "/instructions")
 			switch {
-			case agentCall && (tc.code == 401 || tc.code == 403):
+			case (tc.code == 401 || tc.code == 403) && routeOf(t, e, tc.method, tc.path).infraErr():
 				e.wantInfraError(r, tc.code, "")
 			case tc.code >= 400:
 				e.wantError(r, tc.code, "")
@@ -86,8 +85,8 @@ func TestImageURL(t *testing.T) {
 	}
 	tok := u.URL[strings.Index(u.URL, "image_token=")+len("image_token="):]
 	e.must(cred{}, 200, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=discovery.ign&image_token="+tok, nil)
-	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+other.ID+"/downloads/files?file_name=ipxe-script&image_token="+tok, nil), 401, "")
-	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/hosts?image_token="+tok, nil), 401, "")
+	e.wantInfraError(e.do(cred{}, "GET", "/infra-envs/"+other.ID+"/downloads/files?file_name=ipxe-script&image_token="+tok, nil), 401, "")
+	e.wantInfraError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/hosts?image_token="+tok, nil), 401, "")
 	e.wantInfraError(e.do(cred{}, "POST", "/infra-envs/"+ie.ID+"/hosts?image_token="+tok, models.HostCreateParams{HostID: testHostID}), 401, "")
 	if strings.Contains(e.logs.String(), tok) {
 		t.Errorf("the URL's token reached the log")
@@ -96,12 +95,12 @@ func TestImageURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=ipxe-script&image_token="+expired, nil), 401, "expired")
+	e.wantInfraError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=ipxe-script&image_token="+expired, nil), 401, "expired")
 	jwt, err := e.keys.Sign(auth.Claims{InfraEnvID: ie.ID, ExpiresAt: time.Now().Add(-time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.wantError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=ipxe-script&api_key="+jwt, nil), 401, "expired")
+	e.wantInfraError(e.do(cred{}, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=ipxe-script&api_key="+jwt, nil), 401, "expired")
 }
 
 // Bad input gets a clear 4xx and changes nothing.

@@ -117,7 +117,7 @@ func TestTokenOfKeyRotatedElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.wantError(e.do(cred{agent: bad}, "GET", "/infra-envs/"+ie.ID, nil), http.StatusUnauthorized, "")
+	e.wantInfraError(e.do(cred{agent: bad}, "GET", "/infra-envs/"+ie.ID, nil), http.StatusUnauthorized, "")
 }
 
 func ptr[T any](v T) *T { return &v }

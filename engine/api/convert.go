@@ -110,7 +110,7 @@ func (s *server) hostOut(h engine.Host) *models.APIHost {
 		Status: h.Status, StatusInfo: h.StatusInfo, StatusUpdatedAt: dt(h.StatusUpdatedAt),
 		UpdatedAt: dt(h.UpdatedAt), ValidationsInfo: validationsInfo(h.Validations),
 		NtpSources: string(h.NTPSources), DomainNameResolutions: string(h.DomainResolutions),
-		Connectivity: string(h.Connectivity), Timestamp: h.HostTime,
+		Connectivity: string(h.Connectivity), Timestamp: h.HostTime, DisksInfo: string(h.DisksInfo),
 		Progress: &models.HostProgressInfo{
 			CurrentStage: models.HostStage(h.Progress.CurrentStage), ProgressInfo: h.Progress.ProgressInfo,
 			InstallationPercentage: int64(h.Progress.InstallationPercentage),

@@ -23,7 +23,11 @@
 // arguments change or Options.StepInterval passed. Their latest outputs
 // and the agent's clock (?timestamp= of each poll) are kept on the host
 // (engine.StepResults) and feed the validations, together with the
-// cluster's majority groups and IP collisions.
+// cluster's majority groups and IP collisions. Discovery statuses get the
+// inventory again at every step interval. A host preparing for
+// installation gets installation-disk-speed-check on its installation
+// disk; the reply, failed or not, is kept in its disks_info, and a failed
+// one stops the cluster's preparation (diskspeed.go).
 //
 // Extension: GET /infra-envs/{id}/hosts?watch=true streams the
 // infra-env's hosts as newline-delimited JSON WatchEvents (ADDED for each
@@ -37,7 +41,9 @@
 // download that infra-env's files; an image URL carries a short expiring
 // image_token that opens that infra-env's downloads only. Pull secrets are
 // kept as engine secrets, never inline in objects, and neither they nor
-// tokens reach logs, events or error text.
+// tokens reach logs, events or error text. The routes an agent credential
+// may call answer 401 and 403 with upstream's InfraError {code, message}
+// (route.infraErr), on which upstream's agent stops.
 //
 // Installation: POST /clusters/{id}/actions/install accepts a ready
 // cluster whose hosts are all approved (else 409 with the failing

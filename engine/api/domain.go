@@ -113,6 +113,18 @@ func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
 	return domainErr(d.s.deregister(ctx, id))
 }
 
+// DeregisterHost deletes host id of infra-env ie with its event and
+// re-evaluates its cluster, as DELETE of the host does.
+func (d *Domain) DeregisterHost(ctx context.Context, ie, id string) error {
+	return domainErr(d.s.deregisterHost(ctx, ie, id))
+}
+
+// UnbindHost unbinds host id of infra-env ie from its cluster with its
+// event, as the REST API's unbind action does.
+func (d *Domain) UnbindHost(ctx context.Context, ie, id string) error {
+	return domainErr(d.s.unbind(ctx, ie, id))
+}
+
 // FailingValidations lists what keeps cluster id from installing (its
 // failing validations, then those of its hosts that are not known).
 func (d *Domain) FailingValidations(id string) []models.FailingValidation {

@@ -114,10 +114,10 @@ func forbidden(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", auth.ErrForbidden, fmt.Sprintf(format, args...))
 }
 
-// InfraError is upstream's error document for the agent's calls
-// (register, get-instructions, post-step-reply) answered 401 or 403:
-// upstream's agent decodes it and stops for good, where the generic
-// document makes it retry forever.
+// InfraError is upstream's error document of a 401 or 403 on the routes
+// an agent credential may call (route.infraErr): upstream's agent decodes
+// it and stops for good, where the generic document makes it retry
+// forever.
 type InfraError struct {
 	Code    int32  `json:"code"`
 	Message string `json:"message"`

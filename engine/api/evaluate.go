@@ -18,6 +18,7 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 		ID: h.ID, Role: models.HostRole(h.Role), RequestedHostname: h.RequestedHostname,
 		Status: h.Status, Inventory: s.inv.get(h), CheckedInAt: h.CheckedInAt, Now: s.now(),
 		HostTime: h.HostTime, Connectivity: s.conn.lookup(h.ID, h.Connectivity),
+		DiskSpeed: installDiskSpeed(h),
 	}
 	f.NTP, _ = decodeDoc[models.NtpSynchronizationResponse](h.NTPSources)
 	f.DomainResolutions, _ = decodeDoc[models.DomainResolutionResponse](h.DomainResolutions)
@@ -47,8 +48,25 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 	}
 	hc.MajorityGroups, hc.IPCollisions = s.clusterNets(m, c)
 	f.Cluster = hc
-	f.SuggestedRole = validation.SuggestRoles(s.clusterFacts(m, c, nil), s.clusterThresholds(m, c))[h.ID]
+	suggested := validation.SuggestRoles(s.clusterFacts(m, c, nil), s.clusterThresholds(m, c))
+	f.SuggestedRole = suggested[h.ID]
+	hc.Peers = s.peers(m, c, h.ID, suggested)
 	return f
+}
+
+// peers are the hosts of c other than id with their effective hostname
+// and role (requested, else suggested).
+func (s *server) peers(m *engine.Model, c engine.Cluster, id string, suggested map[string]models.HostRole) map[string]validation.Peer {
+	out := map[string]validation.Peer{}
+	for o := range m.HostsOfCluster(c.ID) {
+		if o.ID == id {
+			continue
+		}
+		p := validation.HostFacts{Role: models.HostRole(o.Role), SuggestedRole: suggested[o.ID],
+			RequestedHostname: o.RequestedHostname, Inventory: s.inv.get(o)}
+		out[o.ID] = validation.Peer{Hostname: p.Hostname(), Role: p.EffectiveRole()}
+	}
+	return out
 }
 
 // decodeDoc decodes a stored step output; nil when there is none or it

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rackboot/rackboot/engine/enginetest"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -153,4 +154,43 @@ func TestSingleNodeCluster(t *testing.T) {
 	}
 	e.wantError(e.do(adminCred(), "POST", "/clusters", map[string]any{"name": "x", "openshift_version": "4.17",
 		"pull_secret": testPullSecret, "high_availability_mode": "Half"}), 400, "high_availability_mode")
+}
+
+// A single-node cluster's only host is suggested master, as upstream, even
+// before its inventory and even when (a small VM) it falls short of the
+// single-node minimums, which its role validation then reports; the
+// cluster counts it as its control plane.
+func TestSingleNodeHostSuggestedMaster(t *testing.T) {
+	e := newEnvWith(t, enginetest.NewStore(), nil) // upstream's minimums
+	var c models.Cluster
+	e.must(adminCred(), 201, "POST", "/clusters", map[string]any{"name": "sno", "openshift_version": "4.17",
+		"pull_secret": testPullSecret, "high_availability_mode": "None", "base_dns_domain": "example.com"}).decode(t, &c)
+	ie := e.createInfraEnv(c.ID)
+	tok := e.agentConfig(ie.ID).Token
+	e.must(cred{agent: tok}, 201, "POST", "/infra-envs/"+ie.ID+"/hosts", models.HostCreateParams{HostID: testHostID})
+	var h models.APIHost
+	e.must(adminCred(), 200, "GET", "/infra-envs/"+ie.ID+"/hosts/"+testHostID, nil).decode(t, &h)
+	if h.Role != models.HostRoleAutoAssign || h.SuggestedRole != models.HostRoleMaster {
+		t.Errorf("before its inventory: role %q suggested %q, want auto-assign and master", h.Role, h.SuggestedRole)
+	}
+	h = agentFlow(t, e, ie.ID)
+	if h.Role != models.HostRoleAutoAssign || h.SuggestedRole != models.HostRoleMaster {
+		t.Errorf("after its inventory: role %q suggested %q, want auto-assign and master", h.Role, h.SuggestedRole)
+	}
+	if st, msg := validationOf(t, h, validation.HostHasCPUCoresForRole); st != validation.StatusFailure ||
+		!strings.Contains(msg, "8 CPU cores") {
+		t.Errorf("has-cpu-cores-for-role %s %q, want a failure naming the single-node minimum (8 CPU cores)", st, msg)
+	}
+	e.must(adminCred(), 200, "GET", "/clusters/"+c.ID, nil).decode(t, &c)
+	info, err := validation.ParseInfo(c.ValidationsInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range info {
+		for _, r := range rs {
+			if r.ID == validation.ClusterSufficientMastersCount && r.Status != validation.StatusSuccess {
+				t.Errorf("sufficient-masters-count %s %q", r.Status, r.Message)
+			}
+		}
+	}
 }

@@ -70,8 +70,9 @@ func testVMThresholds(t testing.TB) func(*engine.Model, string) validation.Thres
 	t.Helper()
 	testing := validation.DefaultThresholds()
 	small, err := testing.Override(validation.Thresholds{Profile: "test-vms",
-		Worker: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
-		Master: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10}})
+		Worker:     validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
+		Master:     validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10},
+		SingleNode: validation.Requirements{CPUCores: 1, MemoryMiB: 1024, DiskGB: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

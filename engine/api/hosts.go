@@ -272,6 +272,15 @@ func (s *server) bind(ctx context.Context, ie, id, clusterID string) error {
 
 func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	if err := s.unbind(r.Context(), ie, id); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusOK, ie, id)
+}
+
+// unbind unbinds host id of infra-env ie from its cluster, with its
+// event, and re-evaluates the host and the cluster.
+func (s *server) unbind(ctx context.Context, ie, id string) error {
 	h, err := s.host(ie, id)
 	if err != nil {
 		return err
@@ -283,7 +292,6 @@ func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	if env.ClusterID != "" {
 		return fmt.Errorf("%w: host %s: infra-env %s is bound to cluster %s", ErrConflict, id, ie, env.ClusterID)
 	}
-	ctx := r.Context()
 	if _, err := s.store.Apply(ctx, &engine.UnbindHost{ID: id}); err != nil {
 		return fmt.Errorf("unbind host: %w", err)
 	}
@@ -294,8 +302,5 @@ func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	if err := s.refreshHost(ctx, id); err != nil {
 		return err
 	}
-	if err := s.refreshCluster(ctx, h.ClusterID); err != nil {
-		return err
-	}
-	return s.writeHost(w, http.StatusOK, ie, id)
+	return s.refreshCluster(ctx, h.ClusterID)
 }

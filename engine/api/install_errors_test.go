@@ -171,7 +171,7 @@ func TestHostTokenScope(t *testing.T) {
 	rk.takeInstallStep(b)
 	host := cred{agent: token}
 	rk.progress(host, a, models.HostStageInstalling, "")
-	e.wantError(e.do(host, "PUT", b.path()+"/progress", models.HostProgress{CurrentStage: models.HostStageInstalling}), 403, "")
+	e.wantInfraError(e.do(host, "PUT", b.path()+"/progress", models.HostProgress{CurrentStage: models.HostStageInstalling}), 403, "")
 	for _, rq := range []struct{ method, path string }{
 		{"GET", a.path()}, {"GET", a.path() + "/instructions"}, {"GET", a.path() + "/downloads/ignition"},
 		{"GET", "/infra-envs/" + rk.ie.ID}, {"GET", "/infra-envs/" + rk.ie.ID + "/hosts"},
@@ -189,7 +189,7 @@ func TestHostTokenScope(t *testing.T) {
 	}
 	other := e.createInfraEnv("")
 	otherAgent := cred{agent: e.agentConfig(other.ID).Token}
-	e.wantError(e.do(otherAgent, "PUT", a.path()+"/progress", models.HostProgress{CurrentStage: models.HostStageWritingImageToDisk}), 403, "")
+	e.wantInfraError(e.do(otherAgent, "PUT", a.path()+"/progress", models.HostProgress{CurrentStage: models.HostStageWritingImageToDisk}), 403, "")
 	if h := a.host(); h.Progress.CurrentStage != models.HostStageInstalling {
 		t.Errorf("refused reports changed the stage to %q", h.Progress.CurrentStage)
 	}

@@ -120,7 +120,7 @@ func (a *stepAgent) pollWith(conn func(args []string) (string, error)) []*models
 		case models.StepTypeInstall:
 			continue // the test drives the installation itself
 		default:
-			reply.Output, err = r.Executors[st.StepType](context.Background(), st.Args)
+			reply.Output, err = a.exec(r, st)
 		}
 		if err != nil {
 			a.t.Fatalf("host %s: step %s: %v", a.id, st.StepType, err)

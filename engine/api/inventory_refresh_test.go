@@ -12,7 +12,7 @@ import (
 // A host waiting in discovery (here insufficient-unbound: upstream's
 // minimums, a small VM) is handed the inventory step again at every step
 // interval, as upstream does, and a disk added meanwhile shows in its
-// inventory; a known host is not asked again.
+// inventory; so is a known host, which a pulled disk makes insufficient.
 func TestInventoryIsRefreshedWhileDiscovering(t *testing.T) {
 	e := newEnvOpts(t, enginetest.NewStore(), func(o *Options) { o.StepInterval = time.Nanosecond })
 	ie := e.createInfraEnv("")
@@ -39,7 +39,9 @@ func TestInventoryIsRefreshedWhileDiscovering(t *testing.T) {
 		t.Errorf("the added disk is not in the stored inventory")
 	}
 
-	// A known host keeps its inventory: no refresh.
+	// A known host is asked again too (upstream's instruction manager
+	// hands known hosts the inventory step), and a disk pulled from it
+	// shows: the host is no longer known.
 	k := newEnvOpts(t, enginetest.NewStore(), func(o *Options) {
 		o.StepInterval, o.Thresholds = time.Nanosecond, testVMThresholds(t)
 	})
@@ -49,7 +51,11 @@ func TestInventoryIsRefreshedWhileDiscovering(t *testing.T) {
 	if h := b.host(); h.Status != models.HostStatusKnownUnbound {
 		t.Fatalf("host is %s (%s), want known-unbound under the test VMs' minimums", h.Status, h.StatusInfo)
 	}
-	if ran := b.poll(); slices.Contains(ran, models.StepTypeInventory) {
-		t.Errorf("a known host was asked for its inventory again: %v", ran)
+	b.inv.Disks = nil
+	if ran := b.poll(); !slices.Contains(ran, models.StepTypeInventory) {
+		t.Fatalf("a known host was not asked for its inventory again: %v", ran)
+	}
+	if h := b.host(); h.Status != models.HostStatusInsufficientUnbound {
+		t.Errorf("host without disks is %s (%s), want insufficient-unbound", h.Status, h.StatusInfo)
 	}
 }

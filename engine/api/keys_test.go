@@ -170,7 +170,7 @@ func rotateRetire(t *testing.T, e *env) models.SigningKeys {
 		t.Fatal(err)
 	}
 	e.must(adminCred(), 204, "DELETE", "/signing-keys/"+before.ActiveKID, nil)
-	e.wantError(e.do(cred{agent: oldTok}, "GET", hosts, nil), 401, "retired")
+	e.wantInfraError(e.do(cred{agent: oldTok}, "GET", hosts, nil), 401, "retired")
 	e.must(cred{agent: newTok}, 200, "GET", hosts, nil)
 	e.wantError(e.do(adminCred(), "DELETE", "/signing-keys/"+before.ActiveKID, nil), 404, "")
 	after := models.SigningKeys{ActiveKID: rotated.ActiveKID, KIDs: []string{rotated.ActiveKID}}

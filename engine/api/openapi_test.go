@@ -64,8 +64,14 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			t.Errorf("%s: success status %d not documented", key, rt.ok)
 		}
 		if rt.access != public {
-			if _, ok := op.Responses["401"]; !ok {
-				t.Errorf("%s: 401 not documented", key)
+			for _, code := range []string{"401", "403"} {
+				doc, ok := op.Responses[code]
+				if !ok {
+					t.Errorf("%s: %s not documented", key, code)
+				}
+				if infra := strings.Contains(string(doc), "#/components/schemas/InfraError"); infra != rt.infraErr() {
+					t.Errorf("%s: %s documented as InfraError=%t, the route answers InfraError=%t", key, code, infra, rt.infraErr())
+				}
 			}
 		}
 	}

@@ -33,13 +33,13 @@ type route struct {
 }
 
 // infraErr reports whether rt answers 401 and 403 with upstream's
-// InfraError, as its agent expects from register, get-instructions and
-// post-step-reply.
+// InfraError: every route an agent credential may call (register,
+// instructions, step replies with the inventory, progress, the host's
+// Ignition, the infra-env and its downloads), whose callers are
+// upstream's agent and installer; they decode it and stop for good.
 func (rt route) infraErr() bool {
-	switch rt.method + " " + rt.path {
-	case http.MethodPost + " /infra-envs/{infra_env_id}/hosts",
-		http.MethodGet + " /infra-envs/{infra_env_id}/hosts/{host_id}/instructions",
-		http.MethodPost + " /infra-envs/{infra_env_id}/hosts/{host_id}/instructions":
+	switch rt.access {
+	case infraEnv, download, progress:
 		return true
 	}
 	return false
@@ -84,6 +84,7 @@ func (s *server) routes() []route {
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind", admin, 200, s.bindHost},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind", admin, 200, s.unbindHost},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/install", admin, 202, s.installHost},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/reset-validation/{validation_id}", admin, 200, s.resetValidation},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 200, s.nextSteps},
 		{http.MethodPut, "/infra-envs/{infra_env_id}/hosts/{host_id}/progress", progress, 200, s.updateProgress},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/downloads/ignition", infraEnv, 200, s.downloadHostIgnition},

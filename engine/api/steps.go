@@ -245,15 +245,14 @@ func equalGroups(a, b map[string][]string) bool {
 }
 
 // inventoryDue reports whether h is handed the inventory step now: always
-// while it has none, and, as upstream, again at every step interval while
-// it is discovering, insufficient or disconnected (bound or not), so that
-// hardware changed under a waiting host (a disk added) is seen. An
-// unchanged inventory is not written again (storeInventory).
+// while it has none, and, as upstream's instruction manager does, again at
+// every step interval in every status it hands the inventory out in
+// (discovering, insufficient, known, pending-for-input, disconnected,
+// bound or not: monitoredStatuses), so that hardware changed under a
+// waiting or ready host (a disk added or pulled) is seen. An unchanged
+// inventory is not written again (storeInventory).
 func (s *server) inventoryDue(h engine.Host, now time.Time) bool {
-	switch h.Status {
-	case models.HostStatusDiscovering, models.HostStatusInsufficient, models.HostStatusDisconnected,
-		models.HostStatusDiscoveringUnbound, models.HostStatusInsufficientUnbound, models.HostStatusDisconnectedUnbound:
-	default:
+	if !slices.Contains(monitoredStatuses(), h.Status) {
 		return len(h.Inventory) == 0
 	}
 	due := s.steps.due(h.ID, models.StepTypeInventory, h.ID, now, s.stepEvery)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -69,7 +71,7 @@ func (a *stepAgent) poll() []models.StepType {
 		}
 		err := run(func() error {
 			var err error
-			reply.Output, err = r.Executors[st.StepType](context.Background(), st.Args)
+			reply.Output, err = a.exec(r, st)
 			return err
 		})
 		if err != nil {
@@ -79,6 +81,32 @@ func (a *stepAgent) poll() []models.StepType {
 		ran = append(ran, st.StepType)
 	}
 	return ran
+}
+
+// exec runs st with the agent's executor; installation-disk-speed-check
+// measures a file of the test's instead of the inventory's disk (which
+// may name a disk of the test machine) and reports it under the disk's
+// path.
+func (a *stepAgent) exec(r *steps.Runner, st *models.Step) (string, error) {
+	if r == nil {
+		r = steps.NewRunner(a.deps)
+	}
+	if st.StepType != models.StepTypeInstallationDiskSpeedCheck {
+		return r.Executors[st.StepType](context.Background(), st.Args)
+	}
+	var req models.DiskSpeedCheckRequest
+	if err := json.Unmarshal([]byte(st.Args[0]), &req); err != nil {
+		return "", err
+	}
+	disk := filepath.Join(a.t.TempDir(), "disk.img")
+	if err := os.WriteFile(disk, nil, 0o600); err != nil {
+		return "", err
+	}
+	arg, _ := json.Marshal(models.DiskSpeedCheckRequest{Path: disk, ThresholdMs: 60_000})
+	d := a.deps
+	d.DiskSpeedBytes = 10 * steps.DiskSpeedBlock
+	out, err := steps.NewRunner(d).Executors[st.StepType](context.Background(), []string{string(arg)})
+	return strings.Replace(out, disk, req.Path, 1), err
 }
 
 func (a *stepAgent) host() models.APIHost {

@@ -35,8 +35,8 @@ func (s *server) hostThresholds(m *engine.Model, h engine.Host) validation.Thres
 }
 
 // imageSetThresholds applies an image set's overrides to upstream's
-// minimums; the disconnection timeout stays base's. Without overrides it
-// is base.
+// minimums; the disconnection timeout stays base's, and so does the disk
+// speed limit unless the image set sets one. Without overrides it is base.
 func imageSetThresholds(is engine.ImageSet, base validation.Thresholds) validation.Thresholds {
 	if is.Thresholds == nil {
 		return base
@@ -45,11 +45,15 @@ func imageSetThresholds(is engine.ImageSet, base validation.Thresholds) validati
 	t, err := validation.DefaultThresholds().Override(validation.Thresholds{
 		Profile: o.Profile, Master: requirements(o.Master), Worker: requirements(o.Worker),
 		SingleNode: requirements(o.SingleNode), MemoryToleranceMiB: o.MemoryToleranceMiB,
+		DiskSpeedThresholdMs: o.DiskSpeedThresholdMs,
 	})
 	if err != nil { // PutImageSet refuses such thresholds; keep the safe side
 		return validation.DefaultThresholds()
 	}
 	t.DisconnectAfter = base.DisconnectAfter
+	if o.DiskSpeedThresholdMs == 0 {
+		t.DiskSpeedThresholdMs = base.DiskSpeedThresholdMs
+	}
 	return t
 }
 

@@ -282,8 +282,8 @@ func (a *agent) poll() []models.StepType {
 	var ran []models.StepType
 	for _, s := range st.Instructions {
 		ran = append(ran, s.StepType)
-		if s.StepType == models.StepTypeInstall {
-			continue
+		if s.StepType == models.StepTypeInstall || s.StepType == models.StepTypeInstallationDiskSpeedCheck {
+			continue // the bed drives the installation; the inventory's disk is not the test's to write
 		}
 		out, err := a.runner.Executors[s.StepType](ctx, s.Args)
 		if err != nil {

@@ -118,3 +118,17 @@ type FreeNetworkAddresses struct {
 	FreeAddresses []string `json:"free_addresses"`
 	Network       string   `json:"network,omitempty"`
 }
+
+// DiskSpeedCheckRequest is the argument of installation-disk-speed-check:
+// the installation disk and the longest fdatasync it may take.
+type DiskSpeedCheckRequest struct {
+	Path        string `json:"path"`
+	ThresholdMs int64  `json:"threshold_ms,omitempty"`
+}
+
+// DiskSpeedCheckResponse is the output of installation-disk-speed-check:
+// the disk's 99th percentile fdatasync duration in milliseconds.
+type DiskSpeedCheckResponse struct {
+	IoSyncDuration int64  `json:"io_sync_duration,omitempty"`
+	Path           string `json:"path,omitempty"`
+}

@@ -139,8 +139,11 @@ func masterCandidate(h ClusterHost, c ClusterFacts, t Thresholds) bool {
 
 // SuggestRoles assigns the cluster's auto-assign hosts a role as upstream
 // does: control plane while the cluster has fewer masters than it wants
-// and the host meets the control-plane minimums, worker otherwise. Hosts
-// are taken in the order given.
+// and the host meets the control-plane minimums, worker otherwise. A
+// single-node cluster's host is master whatever its hardware or whether
+// it sent an inventory (upstream makes it master on registration), and
+// its hardware validations then hold it to the single-node minimums.
+// Hosts are taken in the order given.
 func SuggestRoles(c ClusterFacts, t Thresholds) map[string]models.HostRole {
 	masters := 0
 	for _, h := range c.Hosts {
@@ -153,7 +156,7 @@ func SuggestRoles(c ClusterFacts, t Thresholds) map[string]models.HostRole {
 		if h.Role != "" && h.Role != models.HostRoleAutoAssign {
 			continue
 		}
-		if masters < c.controlPlaneCount() && masterCandidate(h, c, t) {
+		if masters < c.controlPlaneCount() && (c.singleNode() || masterCandidate(h, c, t)) {
 			out[h.ID] = models.HostRoleMaster
 			masters++
 			continue

@@ -38,6 +38,9 @@ type HostFacts struct {
 	Connectivity *models.ConnectivityReport
 	// DomainResolutions is the output of the last domain-resolution step.
 	DomainResolutions *models.DomainResolutionResponse
+	// DiskSpeed is the installation disk's measured speed; nil: never
+	// measured.
+	DiskSpeed *DiskSpeed
 	// Cluster is the cluster the host is bound to; nil for an unbound host
 	// of a late-binding infra-env.
 	Cluster *HostCluster
@@ -69,6 +72,9 @@ type HostCluster struct {
 	// IPCollisions maps an address to the MACs that claim it (see
 	// IPCollisions); nil: not evaluated yet.
 	IPCollisions map[string][]string
+	// Peers are the cluster's other hosts by id, for the latency and
+	// packet-loss validations.
+	Peers map[string]Peer
 }
 
 // EffectiveRole is the role the host is validated for: the requested one,
@@ -119,9 +125,10 @@ func hostChecks() []hostCheck {
 		checkMinCPU, checkMinMemory, checkMinDisks, checkHostMachineCIDR,
 		checkCPUForRole, checkMemoryForRole, checkHostnameUnique, checkBelongsToMachineCIDR,
 		checkHostnameValid, checkIgnitionDownloadable, checkMajorityGroup, checkMTU,
-		checkPlatformNetwork, checkNTPSynced, checkTimeSynced, checkDefaultRoute,
-		checkAPIDomain, checkAPIIntDomain, checkAppsDomain, checkDNSWildcard,
-		checkNonOverlappingSubnets, checkIPCollisions,
+		checkPlatformNetwork, checkNTPSynced, checkTimeSynced, checkContainerImages,
+		checkDiskSpeed, checkLatency, checkPacketLoss, checkDefaultRoute,
+		checkAPIDomain, checkAPIIntDomain, checkAppsDomain, checkPlatform, checkDNSWildcard,
+		checkDiskEncryption, checkNonOverlappingSubnets, checkIPCollisions,
 	}
 }
 

@@ -31,14 +31,16 @@ const statusInfoMaxLength = 2040
 
 // Validation groups the host state machine looks at (upstream's).
 func minHardwareIDs() []ID {
-	return []ID{HostHasMinValidDisks, HostHasMinCPUCores, HostHasMinMemory}
+	return []ID{HostHasMinValidDisks, HostHasMinCPUCores, HostHasMinMemory, HostCompatibleWithClusterPlatform,
+		HostDiskEncryptionSatisfied}
 }
 
 func sufficientForInstallIDs() []ID {
 	return []ID{HostHasMemoryForRole, HostHasCPUCoresForRole, HostBelongsToMachineCIDR, HostHostnameUnique,
 		HostHostnameValid, HostIgnitionDownloadable, HostBelongsToMajorityGroup, HostHasDefaultRoute,
 		HostAPIDomainResolved, HostAPIIntDomainResolved, HostAppsDomainResolved, HostDNSWildcardNotConfigured,
-		HostValidPlatformNetworkSettings, HostNonOverlappingSubnets, HostTimeSyncedWithService, HostNoIPCollisions}
+		HostValidPlatformNetworkSettings, HostNonOverlappingSubnets, HostTimeSyncedWithService, HostNoIPCollisions,
+		HostSufficientNetworkLatency, HostSufficientPacketLoss, HostSufficientInstallationDiskSpeed}
 }
 
 func refreshableHostStatuses() []string {

@@ -30,6 +30,10 @@ type Thresholds struct {
 	// DisconnectAfter is how long a host may stay silent before it is
 	// disconnected (upstream: 3 minutes).
 	DisconnectAfter time.Duration `json:"disconnect_after" toml:"disconnect_after"`
+	// DiskSpeedThresholdMs is the longest 99th percentile fdatasync of the
+	// installation disk the installation-disk-speed-check accepts
+	// (upstream's installation_disk_speed_threshold_ms: 10).
+	DiskSpeedThresholdMs int64 `json:"installation_disk_speed_threshold_ms,omitempty" toml:"installation_disk_speed_threshold_ms"`
 }
 
 // DefaultThresholds returns upstream's minimums: control plane 4 cores and
@@ -37,11 +41,12 @@ type Thresholds struct {
 // installation disk of at least 120 GB, disconnection after 3 minutes.
 func DefaultThresholds() Thresholds {
 	return Thresholds{
-		Master:             Requirements{CPUCores: 4, MemoryMiB: 16 * 1024, DiskGB: 120},
-		Worker:             Requirements{CPUCores: 2, MemoryMiB: 8 * 1024, DiskGB: 120},
-		SingleNode:         Requirements{CPUCores: 8, MemoryMiB: 16 * 1024, DiskGB: 120},
-		MemoryToleranceMiB: 100,
-		DisconnectAfter:    3 * time.Minute,
+		Master:               Requirements{CPUCores: 4, MemoryMiB: 16 * 1024, DiskGB: 120},
+		Worker:               Requirements{CPUCores: 2, MemoryMiB: 8 * 1024, DiskGB: 120},
+		SingleNode:           Requirements{CPUCores: 8, MemoryMiB: 16 * 1024, DiskGB: 120},
+		MemoryToleranceMiB:   100,
+		DisconnectAfter:      3 * time.Minute,
+		DiskSpeedThresholdMs: DiskSpeedThresholdMs,
 	}
 }
 
@@ -55,6 +60,9 @@ func (t Thresholds) Override(o Thresholds) (Thresholds, error) {
 	changed = overrideReq(&out.SingleNode, o.SingleNode) || changed
 	if o.MemoryToleranceMiB > 0 {
 		out.MemoryToleranceMiB, changed = o.MemoryToleranceMiB, true
+	}
+	if o.DiskSpeedThresholdMs > 0 {
+		out.DiskSpeedThresholdMs, changed = o.DiskSpeedThresholdMs, true
 	}
 	if o.DisconnectAfter > 0 {
 		out.DisconnectAfter = o.DisconnectAfter
@@ -90,7 +98,7 @@ func (t Thresholds) Validate() error {
 				ErrBadThresholds, name, r.CPUCores, r.MemoryMiB, r.DiskGB)
 		}
 	}
-	if t.MemoryToleranceMiB < 0 || t.DisconnectAfter < 0 {
+	if t.MemoryToleranceMiB < 0 || t.DisconnectAfter < 0 || t.DiskSpeedThresholdMs < 0 {
 		return fmt.Errorf("%w: negative tolerance or timeout", ErrBadThresholds)
 	}
 	return nil

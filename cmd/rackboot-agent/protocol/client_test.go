@@ -141,6 +141,43 @@ func TestInfraErrorMessageIsTheReason(t *testing.T) {
 	}
 }
 
+// Every call of the agent and its install step (register, instructions,
+// step reply, progress, the host's Ignition) reads the InfraError of a 401
+// or 403 as a permanent refusal with its message: the agent stops.
+func TestInfraErrorStopsEveryCall(t *testing.T) {
+	calls := map[string]func(c *protocol.Client) error{
+		"register": func(c *protocol.Client) error { _, err := c.Register(context.Background(), hostID); return err },
+		"instructions": func(c *protocol.Client) error {
+			_, err := c.NextSteps(context.Background(), hostID, time.Now())
+			return err
+		},
+		"step reply": func(c *protocol.Client) error {
+			return c.PostReply(context.Background(), hostID, &models.StepReply{StepID: "x-1", StepType: "x"})
+		},
+		"progress": func(c *protocol.Client) error {
+			return c.PutProgress(context.Background(), hostID, models.HostProgress{CurrentStage: models.HostStageInstalling})
+		},
+		"host ignition": func(c *protocol.Client) error {
+			_, err := c.HostIgnition(context.Background(), protocol.APIPath+"/infra-envs/"+infraEnv+"/hosts/"+hostID+"/downloads/ignition")
+			return err
+		},
+	}
+	for _, code := range []int{401, 403} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(code)
+			w.Write([]byte(`{"code":` + strconv.Itoa(code) + `,"message":"infra-env token refused"}`))
+		}))
+		for name, call := range calls {
+			err := call(newClient(t, srv.URL, token))
+			var se *protocol.StatusError
+			if !protocol.IsPermanent(err) || !errors.As(err, &se) || se.Code != code || se.Reason != "infra-env token refused" {
+				t.Errorf("%s answered %d: %v, want a permanent refusal with the message", name, code, err)
+			}
+		}
+		srv.Close()
+	}
+}
+
 func TestExactStatusCodes(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -3,7 +3,10 @@
 // shapes (engine/models): inventory, connectivity-check (ICMP echo, ARP
 // table and a don't-fragment MTU probe), ntp-synchronizer (an SNTP query of
 // every requested source, plus the appliance's clock as seen in its HTTP
-// Date headers), domain-resolution (the system resolver) and install. Any
+// Date headers), domain-resolution (the system resolver),
+// installation-disk-speed-check (upstream's fio check done in Go: 2300-byte
+// writes with fdatasync over the start of the installation disk, refused
+// on a disk in use; diskspeed.go) and install. Any
 // other step type gets a reply with a non-zero exit code saying it is not
 // supported.
 //

@@ -85,6 +85,9 @@ type Deps struct {
 	// NetworkDir holds the live system's NetworkManager keyfiles; ""
 	// means DefaultNetworkDir. Keyfiles there add --copy-network.
 	NetworkDir string
+	// DiskSpeedBytes is how much installation-disk-speed-check writes; 0
+	// means DiskSpeedBytes (upstream's 22 MiB).
+	DiskSpeedBytes int64
 	// OsmetDir is where the live media's image (coreos-installer's osmet
 	// files) is; "" means DefaultOsmetDir. An *.osmet there makes
 	// coreos-installer install offline.
@@ -110,6 +113,8 @@ func NewRunner(d Deps) *Runner {
 			models.StepTypeNtpSynchronizer:   d.ntp,
 			models.StepTypeDomainResolution:  d.domains,
 			models.StepTypeInstall:           d.install,
+
+			models.StepTypeInstallationDiskSpeedCheck: d.diskSpeed,
 		},
 		Timeouts: map[models.StepType]time.Duration{
 			models.StepTypeInventory:         time.Minute,
@@ -117,6 +122,8 @@ func NewRunner(d Deps) *Runner {
 			models.StepTypeNtpSynchronizer:   30 * time.Second,
 			models.StepTypeDomainResolution:  30 * time.Second,
 			models.StepTypeInstall:           InstallTimeout,
+
+			models.StepTypeInstallationDiskSpeedCheck: DiskSpeedTimeout,
 		},
 	}
 }
@@ -154,6 +161,9 @@ func (r *Runner) Run(ctx context.Context, step *models.Step) *models.StepReply {
 				reply.ExitCode = ExitTimeout
 			}
 			reply.Error = res.err.Error()
+			if oe := (*OutputError)(nil); errors.As(res.err, &oe) {
+				reply.Output = oe.Output
+			}
 			return reply
 		}
 		reply.Output = res.out

@@ -104,8 +104,10 @@ func (c *checker) thresholds(f fileThresholds) validation.Thresholds {
 // override of upstream's minimums; false (reported) when a value is
 // negative or a minimum changes without a profile name.
 func (c *checker) thresholdOverride(path string, f fileThresholds) (validation.Thresholds, bool) {
-	o := validation.Thresholds{Profile: f.Profile, MemoryToleranceMiB: int64(f.MemoryToleranceMiB)}
+	o := validation.Thresholds{Profile: f.Profile, MemoryToleranceMiB: int64(f.MemoryToleranceMiB),
+		DiskSpeedThresholdMs: int64(f.DiskSpeedMs)}
 	ok := c.nonNegative(path+".memory_tolerance_mib", f.MemoryToleranceMiB)
+	ok = c.nonNegative(path+".installation_disk_speed_threshold_ms", f.DiskSpeedMs) && ok
 	for _, r := range []struct {
 		role string
 		in   fileMinimums

@@ -210,7 +210,7 @@ infra_env = "rack 1"
 [engine]
 default_infra_env = "rack 1"
 disconnect_after = "5m"
-thresholds = { profile = "testbed", master = { cpu_cores = 2, memory_mib = 4096, disk_gb = 20 }, worker = { cpu_cores = 1 } }
+thresholds = { profile = "testbed", master = { cpu_cores = 2, memory_mib = 4096, disk_gb = 20 }, worker = { cpu_cores = 1 }, installation_disk_speed_threshold_ms = 40 }
 [api]
 admin_remote = true
 `
@@ -224,7 +224,8 @@ admin_remote = true
 		t.Errorf("engine = %+v", e)
 	}
 	if th.Profile != "testbed" || th.Master.CPUCores != 2 || th.Master.MemoryMiB != 4096 || th.Master.DiskGB != 20 ||
-		th.Worker.CPUCores != 1 || th.Worker.MemoryMiB != 8192 || th.SingleNode.CPUCores != 8 || th.MemoryToleranceMiB != 100 {
+		th.Worker.CPUCores != 1 || th.Worker.MemoryMiB != 8192 || th.SingleNode.CPUCores != 8 || th.MemoryToleranceMiB != 100 ||
+		th.DiskSpeedThresholdMs != 40 {
 		t.Errorf("thresholds = %+v", th)
 	}
 	if !cfg.API.AdminRemote || cfg.DHCP.Reservations[0].InfraEnv != "rack 1" {

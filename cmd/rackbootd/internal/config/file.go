@@ -73,6 +73,7 @@ type fileThresholds struct {
 	Worker             fileMinimums `toml:"worker"`
 	SingleNode         fileMinimums `toml:"single_node"`
 	MemoryToleranceMiB int          `toml:"memory_tolerance_mib"`
+	DiskSpeedMs        int          `toml:"installation_disk_speed_threshold_ms"`
 }
 
 type fileMinimums struct {
