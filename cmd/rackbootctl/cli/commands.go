@@ -15,10 +15,12 @@ type command func(ctx context.Context, args []string) error
 
 func (a *app) commands() map[string]command {
 	return map[string]command{
-		"get":      a.bmhOr("get", a.get),
-		"describe": a.bmhOr("describe", a.describe),
+		"get":      a.kubeOr("get", a.bmhOr("get", a.get)), // kube.go
+		"describe": a.kubeOr("describe", a.bmhOr("describe", a.describe)),
 		"create":   a.bmhOr("create", a.create),
-		"delete":   a.bmhOr("delete", a.delete),
+		"delete":   a.kubeOr("delete", a.bmhOr("delete", a.delete)),
+		"apply":    a.apply, // kapply.go
+		"wait":     a.wait,  // kwait.go
 		"approve":  a.approve,
 		"patch":    a.patch,
 		"bind":     a.bind,
@@ -52,9 +54,9 @@ func resourceOf(s string) (string, bool) {
 	switch strings.ToLower(s) {
 	case "cluster", "clusters":
 		return resCluster, true
-	case "infra-env", "infra-envs", "infraenv", "infraenvs", "ie":
+	case "infra-env", "infra-envs", "ie":
 		return resInfraEnv, true
-	case "host", "hosts", "agent", "agents":
+	case "host", "hosts":
 		return resHost, true
 	case "event", "events", "ev":
 		return resEvent, true

@@ -29,8 +29,9 @@ func (t Target) Ref() string { return t.Resource.GroupKind() + "/" + t.Object.Ge
 
 // Plan resolves the kinds of ms and their namespaces (a document's own,
 // else ns, which must not contradict it) and checks that each namespace
-// exists or is among ms: nothing is sent when any fails.
-func (c *Client) Plan(ctx context.Context, ms []Manifest, ns string, nsGiven bool) ([]Target, error) {
+// exists or is among ms (when checkNS: not for a delete): nothing is
+// sent when any fails.
+func (c *Client) Plan(ctx context.Context, ms []Manifest, ns string, nsGiven, checkNS bool) ([]Target, error) {
 	var out []Target
 	creating := map[string]bool{}
 	for _, m := range ms {
@@ -45,14 +46,19 @@ func (c *Client) Plan(ctx context.Context, ms []Manifest, ns string, nsGiven boo
 		if r.Namespaced {
 			t.Namespace = m.Object.GetNamespace()
 			switch {
+			case t.Namespace == "" && ns == "":
+				return nil, fmt.Errorf("%s: %s %q has no metadata.%w: set it or pass -n", m.Source, r.Kind, m.Object.GetName(), ErrNamespace)
 			case t.Namespace == "":
 				t.Namespace = ns
 			case nsGiven && t.Namespace != ns:
-				return nil, fmt.Errorf("%w: %s: the namespace from the provided object %q does not match the namespace %q: pass -n %s",
-					ErrNamespace, m.Source, t.Namespace, ns, t.Namespace)
+				return nil, fmt.Errorf("%s: the %w from the provided object %q does not match the namespace %q: pass -n %s",
+					m.Source, ErrNamespace, t.Namespace, ns, t.Namespace)
 			}
 		}
 		out = append(out, t)
+	}
+	if !checkNS {
+		return out, nil
 	}
 	return out, c.checkNamespaces(ctx, out, creating)
 }
@@ -72,7 +78,7 @@ func (c *Client) checkNamespaces(ctx context.Context, ts []Target, creating map[
 		seen[t.Namespace] = true
 		if _, err := c.Get(ctx, nsRes, "", t.Namespace); err != nil {
 			if IsNotFound(err) {
-				return fmt.Errorf("%w: %s: namespace %q not found (create it, or add a Namespace document)", ErrNamespace, t.Source, t.Namespace)
+				return fmt.Errorf("%s: %w %q not found (create it, or add a Namespace document)", t.Source, ErrNamespace, t.Namespace)
 			}
 			return err
 		}

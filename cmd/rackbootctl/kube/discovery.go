@@ -125,7 +125,7 @@ func (c *Client) ResolveKind(ctx context.Context, apiVersion, kind string) (Reso
 			return r, nil
 		}
 	}
-	return Resource{}, fmt.Errorf("%w: no kind %q in version %q is served (it has %s)", ErrUnknownKind, kind, apiVersion, names(rs))
+	return Resource{}, fmt.Errorf("%w %q in version %q (the server has %s)", ErrUnknownKind, kind, apiVersion, names(rs))
 }
 
 func resolve(rs []Resource, typed string) (Resource, bool) {

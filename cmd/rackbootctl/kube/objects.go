@@ -158,3 +158,18 @@ func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// ListFields lists the objects of ns that a field selector picks (the
+// involvedObject fields of Events).
+func (c *Client) ListFields(ctx context.Context, r Resource, ns, fieldSelector string) (*unstructured.UnstructuredList, error) {
+	var m map[string]any
+	q := url.Values{"fieldSelector": {fieldSelector}}
+	if err := c.do(ctx, request{method: "GET", path: r.Path(ns, ""), query: q}, &m); err != nil {
+		return nil, err
+	}
+	l := &unstructured.UnstructuredList{}
+	if err := l.UnmarshalJSON(mustJSON(m)); err != nil {
+		return nil, fmt.Errorf("decoding the %s list: %w", r.GroupResource(), err)
+	}
+	return l, nil
+}
