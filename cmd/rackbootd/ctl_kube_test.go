@@ -50,6 +50,17 @@ func (c *ctlKube) fails(stdin, want string, args ...string) {
 	}
 }
 
+// usage runs rackbootctl, which must exit 2 (a usage error) printing
+// want on stderr.
+func (c *ctlKube) usage(want string, args ...string) {
+	c.t.Helper()
+	out, errOut, code := c.run("", args...)
+	if code != 2 || !strings.Contains(errOut, want) || out != "" {
+		c.t.Errorf("rackbootctl %s: exit %d, want 2 and %q on stderr; stdout:\n%s\nstderr:\n%s",
+			strings.Join(args, " "), code, want, out, errOut)
+	}
+}
+
 // file writes a manifest and returns its path.
 func (c *ctlKube) file(name, text string) string {
 	c.t.Helper()
@@ -122,12 +133,12 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 	}
 
 	// Refused before anything is sent.
-	c.fails("", `sno.yaml (document 1): unknown kind "Widget" in version "example.com/v1" (the server has agentclusterinstalls, agents,`,
+	c.fails("", `sno.yaml (document 1): unknown resource: kind "Widget" of "example.com/v1" is not served (the server's kinds: agentclusterinstalls, agents,`,
 		"apply", "-f", c.file("bad/sno.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\n"+nsAndSecret))
 	c.fails("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: sno1\n---\nkind: [\n", "standard input (document 2)", "apply", "-f", "-")
 	c.fails("", `namespace "sno1" not found (create it, or add a Namespace document)`, "apply", "-f", c.file("nons/sno.yaml", string(sno)))
 	c.fails("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", `ConfigMap "x" has no metadata.namespace: set it or pass -n`, "apply", "-f", "-")
-	c.fails("", "the server doesn't have a resource type \"widgets\"", "get", "widgets")
+	c.usage(`get: unknown resource "widgets" (the server's kinds: agentclusterinstalls, agents,`, "get", "widgets")
 	if _, errOut, code := c.run("", "get", "namespaces,clusterimagesets"); code != 0 || errOut != "No resources found.\n" {
 		t.Errorf("the refused applies left objects behind (exit %d): %s", code, errOut)
 	}

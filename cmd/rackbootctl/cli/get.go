@@ -84,6 +84,12 @@ func (a *app) get(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.resolveFilters(ctx, c, &o); err != nil {
+		return err
+	}
+	if id, err = a.idOf(ctx, c, res, id); err != nil {
+		return err
+	}
 	fetch := func(ctx context.Context) (fetched, error) { return a.fetch(ctx, c, res, id, o, f) }
 	if o.watch {
 		return a.watch(ctx, c, res, id, o, f, fetch)

@@ -39,6 +39,9 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 	if err != nil {
 		return nil, nil, err
 	}
+	if infraEnv, err = a.infraEnvID(ctx, c, infraEnv); err != nil {
+		return nil, nil, err
+	}
 	h, err := a.findHost(ctx, c, pos[0], infraEnv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("host %s: %w", pos[0], err)
@@ -73,7 +76,11 @@ func (a *app) describeCluster(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := c.GetCluster(ctx, pos[0])
+	id, err := a.clusterID(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	cl, err := c.GetCluster(ctx, id)
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", pos[0], err)
 	}
@@ -165,6 +172,9 @@ func (a *app) bind(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if cluster, err = a.clusterID(ctx, c, cluster); err != nil {
+		return err
+	}
 	if _, err := c.BindHost(ctx, h.InfraEnvID, h.ID, cluster); err != nil {
 		return fmt.Errorf("binding host %s: %w", h.ID, err)
 	}
@@ -212,10 +222,14 @@ func (a *app) delete(ctx context.Context, args []string) error {
 	if res == resInfraEnv {
 		del = c.DeleteInfraEnv
 	}
-	if err := del(ctx, pos[0]); err != nil {
+	id, err := a.idOf(ctx, c, res, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := del(ctx, id); err != nil {
 		return fmt.Errorf("deleting %s %s: %w", res, pos[0], err)
 	}
-	return a.say("%s/%s deleted\n", res, pos[0])
+	return a.say("%s/%s deleted\n", res, id)
 }
 
 func (a *app) say(format string, args ...any) error {

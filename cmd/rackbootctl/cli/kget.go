@@ -57,7 +57,7 @@ func (a *app) kubeTargets(ctx context.Context, c *kube.Client, verb string, pos 
 			if !ok || name == "" {
 				return nil, usageError("%s: %q: give every object as KIND/NAME", verb, p)
 			}
-			r, err := c.Resolve(ctx, typ)
+			r, err := resolveKind(ctx, c, verb, typ)
 			if err != nil {
 				return nil, err
 			}
@@ -70,7 +70,7 @@ func (a *app) kubeTargets(ctx context.Context, c *kube.Client, verb string, pos 
 		return nil, usageError("%s: names go with one kind (or use KIND/NAME)", verb)
 	}
 	for _, typ := range types {
-		r, err := c.Resolve(ctx, typ)
+		r, err := resolveKind(ctx, c, verb, typ)
 		if err != nil {
 			return nil, err
 		}
@@ -246,4 +246,14 @@ func nonNil(vs []any) []any {
 		return []any{}
 	}
 	return vs
+}
+
+// resolveKind is the kind typ names; an unknown one is a usage error
+// that lists the REST resources too.
+func resolveKind(ctx context.Context, c *kube.Client, verb, typ string) (kube.Resource, error) {
+	r, err := c.Resolve(ctx, typ)
+	if errors.Is(err, kube.ErrUnknownKind) {
+		return r, usageError("%s: %v; REST: clusters, infra-envs, hosts, events, bmh", verb, err)
+	}
+	return r, err
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // ErrUnknownKind: a resource type or kind the server does not serve.
-var ErrUnknownKind = errors.New("unknown kind")
+var ErrUnknownKind = errors.New("unknown resource")
 
 // Resource is one kind the server serves (from discovery).
 type Resource struct {
@@ -73,6 +73,11 @@ func (c *Client) Resources(ctx context.Context) ([]Resource, error) {
 	gvs := []string{"/api/v1"}
 	var groups metav1.APIGroupList
 	if err := c.do(ctx, request{method: "GET", path: "/apis"}, &groups); err != nil {
+		var se *StatusError
+		if errors.As(err, &se) && se.Status.Code == 404 {
+			c.res = []Resource{} // a server without the Kubernetes-compatible API
+			return c.res, nil
+		}
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
 	for _, g := range groups.Groups {
@@ -111,7 +116,7 @@ func (c *Client) Resolve(ctx context.Context, typed string) (Resource, error) {
 	if r, ok := resolve(rs, typed); ok {
 		return r, nil
 	}
-	return Resource{}, fmt.Errorf("%w: the server doesn't have a resource type %q (it has %s)", ErrUnknownKind, typed, names(rs))
+	return Resource{}, fmt.Errorf("%w %q (the server's kinds: %s)", ErrUnknownKind, typed, names(rs))
 }
 
 // ResolveKind finds the kind of a manifest's apiVersion and kind.
@@ -125,7 +130,7 @@ func (c *Client) ResolveKind(ctx context.Context, apiVersion, kind string) (Reso
 			return r, nil
 		}
 	}
-	return Resource{}, fmt.Errorf("%w %q in version %q (the server has %s)", ErrUnknownKind, kind, apiVersion, names(rs))
+	return Resource{}, fmt.Errorf("%w: kind %q of %q is not served (the server's kinds: %s)", ErrUnknownKind, kind, apiVersion, names(rs))
 }
 
 func resolve(rs []Resource, typed string) (Resource, bool) {
