@@ -100,5 +100,5 @@ func (a *app) patchInfraEnv(ctx context.Context, args []string) error {
 	if _, err := c.UpdateInfraEnv(ctx, id, p); err != nil {
 		return fmt.Errorf("patching infra-env %s: %w", pos[0], err)
 	}
-	return a.say("infra-env/%s patched\n", pos[0])
+	return a.say("infra-env/%s patched\n", id)
 }
