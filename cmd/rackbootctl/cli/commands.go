@@ -94,12 +94,13 @@ func (a *app) help(_ context.Context, _ []string) error {
 }
 
 func (a *app) usage(w io.Writer) {
-	fmt.Fprint(w, `rackbootctl talks to rackbootd's REST API (/api/assisted-install/v2).
+	fmt.Fprint(w, `rackbootctl talks to rackbootd's REST API (/api/assisted-install/v2) and to its
+Kubernetes-compatible API (the ACM kinds: InfraEnv, Agent, AgentClusterInstall, ...).
 
 Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [--config FILE] [-v] COMMAND ...
 
 Commands:
-  get clusters|infraenvs|hosts|events [ID] [-o table|wide|json|yaml|progress] [-w]
+  get clusters|infra-envs|hosts|events [ID] [-o table|wide|json|yaml|progress] [-w]
         hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
         -w streams changes (hosts: the server's watch stream; the rest poll every
         --interval); with -o json one document a line, with -o yaml "---" documents;
@@ -140,6 +141,19 @@ Commands:
                              the old ones still verify; retire: tokens of KID fail
   `+clusterUsage+`
   `+backupUsage+`
+  apply -f FILE|DIR|- [-R] [-n NS] [--dry-run=server]
+                             create or update every object of the manifests (multi-document YAML
+                             or JSON) through the Kubernetes-compatible API, Namespaces, Secrets,
+                             ConfigMaps and ClusterImageSets first: KIND/NAME created|configured|unchanged
+  delete -f FILE|DIR|- [-R] [-n NS] [--ignore-not-found]   the same objects, in the reverse order
+  get KIND[,KIND] [NAME...] | KIND/NAME  [-n NS | -A] [-l SELECTOR] [-o wide|yaml|json|name|jsonpath=T]
+  describe KIND [NAME] [-n NS]  |  delete KIND NAME... [-n NS]
+        KIND: any kind of the Kubernetes-compatible API as kubectl names it: infraenv(s),
+        agent(s), aci, cd, clusterimagesets, nmstateconfigs, agentserviceconfigs,
+        baremetalhosts, namespaces, secrets, configmaps, events, or plural.group; a NAME
+        without -n is looked up in every namespace (in several: pass -n)
+  wait --for=condition=NAME[=VALUE]|delete KIND/NAME... [-n NS] [--timeout=30s]
+                             watch until the condition holds or the object is gone
   kubeconfig [--ca-file FILE] a kubeconfig for kubectl against rackbootd's Kubernetes-compatible
                              API (the server URL, the admin token): rackbootctl kubeconfig > rb.kubeconfig
   version
@@ -151,9 +165,10 @@ token_file or data_dir, else `+DefaultDataDir+`). The config file is --config,
 else RACKBOOT_CONFIG, else ~/.config/rackboot/rackbootctl.toml (TOML: url,
 token, token_file, data_dir). Pull secret files may be "-" for standard input.
 A host may be named by its ID or its hostname (requested, else the inventory's),
-a cluster (CLUSTER, C) by its ID or its name.
-Resources may be singular or plural: cluster(s), infraenv(s) (also infra-env(s),
-ie), host(s) (also agent(s)), event(s).
+a cluster (CLUSTER, C) and an infra-env by its ID or its name (wherever an ID is
+taken; a name several share is an error listing their IDs).
+REST resources may be singular or plural: cluster(s), infra-env(s) (also ie),
+host(s), event(s); infraenv(s) and agent(s) are the Kubernetes kinds.
 Run 'rackbootctl COMMAND RESOURCE -h' for the flags of a command.
 Exit codes: 0 ok, 1 the server or the network refused, 2 usage error.
 `)
