@@ -155,6 +155,13 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 		t.Errorf("apply -f DIR without -R:\n%s", out)
 	}
 	wantLines(t, "apply again", c.ok("apply", "-R", "-f", dir), "namespace/sno1 unchanged", "agentclusterinstall.extensions.hive.openshift.io/sno1 unchanged")
+	// kubectl's client-side apply and rackbootctl's agree on the last
+	// applied configuration.
+	if _, err := os.Stat(kubectlBin); err == nil {
+		k := kubeFor(t, d)
+		wantLines(t, "kubectl apply after rackbootctl apply", k.must("apply", "-R", "-f", dir),
+			"namespace/sno1 unchanged", "infraenv.agent-install.openshift.io/sno1 unchanged", "agentclusterinstall.extensions.hive.openshift.io/sno1 unchanged")
+	}
 
 	changed := strings.Replace(string(sno), "cluster-name: sno1\n", "cluster-name: sno1\n    rack: r1\n", -1)
 	changed = changed[strings.LastIndex(changed, "---"):] // the InfraEnv

@@ -128,21 +128,19 @@ func (c *Client) Apply(ctx context.Context, t Target, dryRun bool) (string, erro
 }
 
 // withLastApplied is obj's JSON with the last-applied annotation set to
-// obj itself (without that annotation), as kubectl sends it.
+// obj itself (without that annotation, an empty annotations map kept), as
+// kubectl makes it, so either tool's next apply sees no change.
 func withLastApplied(obj *unstructured.Unstructured) ([]byte, error) {
 	cp := obj.DeepCopy()
 	ann := cp.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
 	delete(ann, LastApplied)
 	cp.SetAnnotations(ann)
-	if len(ann) == 0 {
-		unstructured.RemoveNestedField(cp.Object, "metadata", "annotations")
-	}
 	orig, err := json.Marshal(cp.Object)
 	if err != nil {
 		return nil, err
-	}
-	if ann == nil {
-		ann = map[string]string{}
 	}
 	ann[LastApplied] = string(orig) + "\n"
 	cp.SetAnnotations(ann)
