@@ -100,7 +100,7 @@ Kubernetes-compatible API (the ACM kinds: InfraEnv, Agent, AgentClusterInstall, 
 Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [--config FILE] [-v] COMMAND ...
 
 Commands:
-  get clusters|infra-envs|hosts|events [ID] [-o table|wide|json|yaml|progress] [-w]
+  get clusters|infra-envs|hosts|events [ID|NAME] [-o table|wide|json|yaml|progress|name|jsonpath=T] [-w]
         hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
         -w streams changes (hosts: the server's watch stream; the rest poll every
         --interval); with -o json one document a line, with -o yaml "---" documents;

@@ -37,6 +37,18 @@ func TestNamesWhereIDs(t *testing.T) {
 	if out := r.ok("get", "hosts", "--cluster", "prod", "-o", "json"); !strings.Contains(out, hostID) {
 		t.Errorf("get hosts --cluster prod:\n%s", out)
 	}
+	if out := r.ok("get", "hosts", "-o", "name"); out != "host/"+hostID+"\n" {
+		t.Errorf("get hosts -o name: %q", out)
+	}
+	if out := r.ok("get", "clusters", "-o", "jsonpath={range .items[*]}{.name} {.openshift_version}{end}"); out != "prod 4.16" {
+		t.Errorf("get clusters -o jsonpath: %q", out)
+	}
+	if out := r.ok("get", "cluster", "prod", "-o=jsonpath={.id}"); out != cl {
+		t.Errorf("get cluster prod -o jsonpath: %q", out)
+	}
+	if res := r.run("get", "hosts", "-o", "jsonpath=", "-w"); res.code != 2 {
+		t.Errorf("get -o jsonpath= -w: exit %d: %s", res.code, res.stderr)
+	}
 	for _, args := range [][]string{{"get", "infra-env", "twin"}, {"get", "hosts", "--infra-env", "twin"}, {"delete", "infra-env", "twin"}} {
 		res := r.run(args...)
 		if res.code != 1 || !strings.Contains(res.stderr, `2 infra-envs are called "twin"`) ||
