@@ -107,7 +107,8 @@ Commands:
         --output-watch-events wraps each in {type: ADDED|MODIFIED|DELETED, object};
         hosts -o progress (the default of -w on a terminal): a line per host with
         its role, status, install stage and a progress bar, redrawn in place
-  describe host ID|NAME [--infra-env ID] | describe cluster ID   (fields, inventory, hosts, validations)
+  describe host ID|NAME [--infra-env ID] | describe cluster ID|NAME | describe infra-env ID|NAME
+                             (fields, inventory, hosts, validations)
   create cluster --name N --version V [--base-domain D] [--control-plane-count 1|3|5] [--sno]
         [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP]
         [--machine-network CIDR] [--cluster-network CIDR --host-prefix N]

@@ -50,12 +50,15 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 }
 
 func (a *app) describe(ctx context.Context, args []string) error {
-	res, rest, err := splitResource("describe", args, resHost, resCluster)
+	res, rest, err := splitResource("describe", args, resHost, resCluster, resInfraEnv)
 	if err != nil {
 		return err
 	}
-	if res == resCluster {
+	switch res {
+	case resCluster:
 		return a.describeCluster(ctx, rest)
+	case resInfraEnv:
+		return a.describeInfraEnv(ctx, rest)
 	}
 	_, h, err := a.hostCmd(ctx, "describe", args, nil, nil)
 	if err != nil {
@@ -235,4 +238,31 @@ func (a *app) delete(ctx context.Context, args []string) error {
 func (a *app) say(format string, args ...any) error {
 	_, err := fmt.Fprintf(a.env.Stdout, format, args...)
 	return err
+}
+
+func (a *app) describeInfraEnv(ctx context.Context, args []string) error {
+	pos, err := a.parse(a.flagSet("describe infra-env"), args, "describe infra-env ID|NAME")
+	if err != nil {
+		return err
+	}
+	if err := exactArgs("describe infra-env", pos, 1, "one infra-env ID or name"); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	id, err := a.infraEnvID(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	e, err := c.GetInfraEnv(ctx, id)
+	if err != nil {
+		return fmt.Errorf("infra-env %s: %w", pos[0], err)
+	}
+	hs, err := c.ListHosts(ctx, id)
+	if err != nil {
+		return fmt.Errorf("infra-env %s: %w", pos[0], err)
+	}
+	return output.DescribeInfraEnv(a.env.Stdout, e, hs)
 }

@@ -28,6 +28,10 @@ func TestNamesWhereIDs(t *testing.T) {
 	if out := r.ok("patch", "infra-env", "lab", "--ntp-source", "ntp.example.com"); out != "infra-env/"+lab+" patched\n" {
 		t.Errorf("patch infra-env lab: %q", out)
 	}
+	if out := r.ok("describe", "infra-env", "lab"); !strings.Contains(out, lab) || !strings.Contains(out, hostID) ||
+		!strings.Contains(out, "ntp.example.com") {
+		t.Errorf("describe infra-env lab:\n%s", out)
+	}
 	if out := r.ok("describe", "cluster", "prod"); !strings.Contains(out, cl) {
 		t.Errorf("describe cluster prod:\n%s", out)
 	}
