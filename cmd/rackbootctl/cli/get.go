@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
