@@ -165,9 +165,9 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 
 	changed := strings.Replace(string(sno), "cluster-name: sno1\n", "cluster-name: sno1\n    rack: r1\n", -1)
 	changed = changed[strings.LastIndex(changed, "---"):] // the InfraEnv
-	out, _, code := c.run(changed, "apply", "-f", "-", "--dry-run=server")
+	out, errOut, code := c.run(changed, "apply", "-f", "-", "--dry-run=server")
 	if code != 0 || out != "infraenv.agent-install.openshift.io/sno1 configured (server dry run)\n" {
-		t.Errorf("apply --dry-run=server: exit %d: %s", code, out)
+		t.Errorf("apply --dry-run=server: exit %d: %s%s", code, out, errOut)
 	}
 	if got := c.ok("get", "infraenv", "sno1", "-o", "jsonpath={.spec.agentLabels.rack}"); got != "" {
 		t.Errorf("the dry run changed the InfraEnv: rack=%q", got)
@@ -178,6 +178,17 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 	if got := c.ok("get", "infraenv/sno1", "-n", "sno1", "-o", "jsonpath={.spec.agentLabels.rack}"); got != "r1" {
 		t.Errorf("after apply -f -: rack=%q", got)
 	}
+
+	// An object the server refuses is reported with its Status; the
+	// others are applied, as kubectl does, and the exit code is 1.
+	out, errOut, code = c.run("apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: Bad_Name\n  namespace: sno1\n"+
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n  namespace: sno1\n", "apply", "-f", "-")
+	if code != 1 || out != "configmap/fine created\n" ||
+		!strings.Contains(errOut, `infraenv.agent-install.openshift.io/Bad_Name: InfraEnv.agent-install.openshift.io "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain`) {
+		t.Errorf("apply with a refused object: exit %d\n%s%s", code, out, errOut)
+	}
+	c.fails("", `infraenvs.agent-install.openshift.io "Bad_Name" not found (NotFound)`, "get", "infraenv", "Bad_Name", "-n", "sno1")
+	c.ok("delete", "cm", "fine", "-n", "sno1")
 
 	// get: tables (NAMESPACE without -n), -o name, yaml, json, -l.
 	wantLines(t, "get infraenvs", c.ok("get", "infraenvs"), "NAMESPACE   NAME   ISO CREATED AT", "sno1        sno1")
