@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +61,47 @@ func (c *ctlKube) usage(want string, args ...string) {
 		c.t.Errorf("rackbootctl %s: exit %d, want 2 and %q on stderr; stdout:\n%s\nstderr:\n%s",
 			strings.Join(args, " "), code, want, out, errOut)
 	}
+}
+
+// watch starts rackbootctl args (a get -w) until the test ends and
+// returns its output lines.
+func (c *ctlKube) watch(args ...string) <-chan string {
+	c.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	all := append([]string{"--url", "http://" + c.d.httpAddr, "--data-dir", filepath.Join(c.d.dir, "state")}, args...)
+	go func() {
+		var errOut bytes.Buffer
+		code := cli.Run(ctx, all, cli.Env{Stdout: pw, Stderr: &errOut})
+		pw.Close()
+		done <- code
+	}()
+	c.t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != 0 {
+			c.t.Errorf("rackbootctl %s: exit %d after Ctrl-C", strings.Join(args, " "), code)
+		}
+	})
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}
+
+// next is the next line of a watch.
+func next(t *testing.T, lines <-chan string) string {
+	t.Helper()
+	l, ok := <-lines
+	if !ok {
+		t.Fatal("the watch ended")
+	}
+	return l
 }
 
 // file writes a manifest and returns its path.
@@ -189,6 +232,20 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 	}
 	c.fails("", `infraenvs.agent-install.openshift.io "Bad_Name" not found (NotFound)`, "get", "infraenv", "Bad_Name", "-n", "sno1")
 	c.ok("delete", "cm", "fine", "-n", "sno1")
+
+	// get -w: the table, then a row per change.
+	lines := c.watch("get", "configmaps", "-n", "sno1", "-w")
+	if h, r := next(t, lines), next(t, lines); !strings.HasPrefix(h, "NAME ") || !strings.HasPrefix(r, "sno1-install-manifests ") {
+		t.Errorf("get -w began with %q, %q", h, r)
+	}
+	c.ok("apply", "-f", c.file("watched.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\n  namespace: sno1\ndata: {a: b}\n"))
+	if r := next(t, lines); !strings.HasPrefix(r, "watched ") || !strings.Contains(r, " 1 ") {
+		t.Errorf("get -w: the new ConfigMap's row is %q", r)
+	}
+	c.ok("delete", "configmap/watched", "-n", "sno1")
+	if r := next(t, lines); !strings.HasPrefix(r, "watched ") {
+		t.Errorf("get -w: the deleted ConfigMap's row is %q", r)
+	}
 
 	// get: tables (NAMESPACE without -n), -o name, yaml, json, -l.
 	wantLines(t, "get infraenvs", c.ok("get", "infraenvs"), "NAMESPACE   NAME   ISO CREATED AT", "sno1        sno1")

@@ -147,7 +147,7 @@ Commands:
                              or JSON) through the Kubernetes-compatible API, Namespaces, Secrets,
                              ConfigMaps and ClusterImageSets first: KIND/NAME created|configured|unchanged
   delete -f FILE|DIR|- [-R] [-n NS] [--ignore-not-found]   the same objects, in the reverse order
-  get KIND[,KIND] [NAME...] | KIND/NAME  [-n NS | -A] [-l SELECTOR] [-o wide|yaml|json|name|jsonpath=T]
+  get KIND[,KIND] [NAME...] | KIND/NAME  [-n NS | -A] [-l SELECTOR] [-o wide|yaml|json|name|jsonpath=T] [-w]
   describe KIND [NAME] [-n NS]  |  delete KIND NAME... [-n NS]
         KIND: any kind of the Kubernetes-compatible API as kubectl names it: infraenv(s),
         agent(s), aci, cd, clusterimagesets, nmstateconfigs, agentserviceconfigs,

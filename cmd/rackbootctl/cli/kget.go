@@ -21,7 +21,7 @@ var ErrAmbiguous = errors.New("ambiguous name")
 // kubeOpts are the flags of get, describe and delete of the kube kinds.
 type kubeOpts struct {
 	ns, selector, format string
-	all                  bool
+	all, watch           bool
 }
 
 func (o *kubeOpts) register(fs *flag.FlagSet, withFormat bool) {
@@ -116,7 +116,10 @@ func (a *app) kubeGet(ctx context.Context, args []string) error {
 	var o kubeOpts
 	fs := a.flagSet("get")
 	o.register(fs, true)
-	pos, err := a.parse(fs, args, "get KIND[,KIND] [NAME...] | KIND/NAME... [-n NS | -A] [-l SELECTOR] [-o FORMAT]")
+	for _, n := range []string{"w", "watch"} {
+		fs.BoolVar(&o.watch, n, false, "after the table, print a row per change until Ctrl-C (one kind, table or wide)")
+	}
+	pos, err := a.parse(fs, args, "get KIND[,KIND] [NAME...] | KIND/NAME... [-n NS | -A] [-l SELECTOR] [-o FORMAT] [-w]")
 	if err != nil {
 		return err
 	}
@@ -131,6 +134,12 @@ func (a *app) kubeGet(ctx context.Context, args []string) error {
 	ts, err := a.kubeTargets(ctx, c, "get", pos)
 	if err != nil {
 		return err
+	}
+	if o.watch {
+		if len(ts) != 1 || (f != "table" && f != "wide") {
+			return usageError("get -w watches one kind or object, as a table (-o wide)")
+		}
+		return a.kubeWatch(ctx, c, ts[0], o, f == "wide")
 	}
 	if f == "table" || f == "wide" {
 		return a.kubeTables(ctx, c, ts, o, f == "wide")

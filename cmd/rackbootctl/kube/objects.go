@@ -119,12 +119,35 @@ type Event struct {
 // the stream (nil error: the caller may watch again). An ERROR event is
 // returned as a *StatusError.
 func (c *Client) Watch(ctx context.Context, r Resource, ns, rv string, o ListOptions, fn func(Event) (bool, error)) error {
+	return c.watch(ctx, r, ns, rv, o, "", func(typ string, raw json.RawMessage) (bool, error) {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return false, fmt.Errorf("decoding a watch event: %w", err)
+		}
+		return fn(Event{Type: typ, Object: &unstructured.Unstructured{Object: m}})
+	})
+}
+
+// WatchTable is Watch with each object as the server's Table of it (one
+// row), as kubectl get -w asks.
+func (c *Client) WatchTable(ctx context.Context, r Resource, ns, rv string, o ListOptions, fn func(string, *metav1.Table) (bool, error)) error {
+	return c.watch(ctx, r, ns, rv, o, acceptTable, func(typ string, raw json.RawMessage) (bool, error) {
+		var t metav1.Table
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return false, fmt.Errorf("decoding a watch event: %w", err)
+		}
+		return fn(typ, &t)
+	})
+}
+
+func (c *Client) watch(ctx context.Context, r Resource, ns, rv string, o ListOptions, accept string,
+	fn func(string, json.RawMessage) (bool, error)) error {
 	q := o.query()
 	q.Set("watch", "true")
 	if rv != "" {
 		q.Set("resourceVersion", rv)
 	}
-	resp, err := c.open(ctx, request{method: "GET", path: r.Path(ns, ""), query: q})
+	resp, err := c.open(ctx, request{method: "GET", path: r.Path(ns, ""), query: q, accept: accept})
 	if err != nil {
 		return err
 	}
@@ -132,8 +155,8 @@ func (c *Client) Watch(ctx context.Context, r Resource, ns, rv string, o ListOpt
 	dec := json.NewDecoder(bufio.NewReader(resp.Body))
 	for {
 		var ev struct {
-			Type   string         `json:"type"`
-			Object map[string]any `json:"object"`
+			Type   string          `json:"type"`
+			Object json.RawMessage `json:"object"`
 		}
 		if err := dec.Decode(&ev); err != nil {
 			if ctx.Err() != nil {
@@ -143,10 +166,10 @@ func (c *Client) Watch(ctx context.Context, r Resource, ns, rv string, o ListOpt
 		}
 		if ev.Type == "ERROR" {
 			var st metav1.Status
-			_ = json.Unmarshal(mustJSON(ev.Object), &st)
+			_ = json.Unmarshal(ev.Object, &st)
 			return &StatusError{Status: st}
 		}
-		done, err := fn(Event{Type: ev.Type, Object: &unstructured.Unstructured{Object: ev.Object}})
+		done, err := fn(ev.Type, ev.Object)
 		if err != nil || done {
 			return err
 		}
