@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readmeCommands are the commands of the first sh block after README.md's
@@ -133,14 +134,35 @@ func (u *readmeUser) until(line string, done func(lines []string) bool) string {
 	return strings.Join(lines, "\n")
 }
 
-// readmeImageSet is the README's image set "testbed" (user configs).
+// readmeImageSet is the README's image set "testbed", made by an
+// openshift-install (the stand-in below).
 const readmeImageSet = `
 [[image_set]]
 name = "testbed"
 version = "4.17.0"
 profile = "discovery"
 disk_image = "disk.img"
-role_ignition_dir = "roles"
+generator = "openshift-install"
+openshift_install = "openshift-install"
+`
+
+// readmeOpenShiftInstall is a stand-in openshift-install honouring the
+// contract of docs/install-generators.md: the role configs (bootstrap's
+// is master's), metadata.json and the credentials.
+const readmeOpenShiftInstall = `#!/bin/sh
+set -eu
+[ $# -eq 4 ] && [ "$1" = create ] && [ "$2" = ignition-configs ] && [ "$3" = --dir ] || { echo "usage: create ignition-configs --dir DIR" >&2; exit 64; }
+dir=$4
+name=$(sed -n '/^metadata:/{n;s/^  name: //p;}' "$dir/install-config.yaml")
+domain=$(sed -n 's/^baseDomain: //p' "$dir/install-config.yaml")
+master='{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/role","contents":{"source":"data:,master"}}]}}'
+echo "$master" >"$dir/bootstrap.ign"
+echo "$master" >"$dir/master.ign"
+echo '{"ignition":{"version":"3.4.0"}}' >"$dir/worker.ign"
+printf '{"clusterName":"%s","infraID":"%s-readme"}\n' "$name" "$name" >"$dir/metadata.json"
+mkdir -p "$dir/auth"
+printf 'apiVersion: v1\nkind: Config\nclusters:\n- name: %s\n  cluster:\n    server: https://api.%s.%s:6443\n' "$name" "$name" "$domain" >"$dir/auth/kubeconfig"
+echo readme-password >"$dir/auth/kubeadmin-password"
 `
 
 // sawAll reports whether every one of words is in some line.
@@ -154,36 +176,20 @@ func sawAll(lines []string, words ...string) bool {
 	return true
 }
 
-// registerReadmeHost plays a machine of the README's rack booting the
-// infra-env's discovery image: it registers and reports an inventory
-// named master-<n> on 10.99.0.1<n>/24 (the agent's golden inventory
-// of a small VM, renamed and renumbered).
-func (d *testDaemon) registerReadmeHost(ieID string, n int) {
-	d.t.Helper()
-	inv, err := os.ReadFile("../rackboot-agent/inventory/testdata/qemu-bios.json")
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	s := strings.NewReplacer("discovery-525400123401", fmt.Sprintf("master-%d", n),
-		"10.55.0.23/16", fmt.Sprintf("10.99.0.1%d/24", n), "52:54:00:12:34:0", fmt.Sprintf("52:54:00:99:0%d:0", n)).Replace(string(inv))
-	agent := d.agentOf(ieID)
-	id := fmt.Sprintf("5eed0000-0000-4000-8000-00000000009%d", n)
-	d.doJSON("POST", "/infra-envs/"+ieID+"/hosts", agent, `{"host_id":"`+id+`"}`, 201, nil)
-	d.answerStepsWith(agent, "/infra-envs/"+ieID+"/hosts/"+id, []byte(s))
-}
-
 // README.md's walk-through, run as written by a new user's shell against a
 // real rackbootd: "Discovering hosts" (three machines register while
 // get hosts -w runs; describe and approve by hostname) and "Installing a
 // cluster" (the cluster takes the image set's version; bind; install -w
-// answers what is missing; get hosts -w; the credentials download says why
-// user configs have none). Commands naming master-0 are run for each host,
+// follows the three hosts, played as agents, to installed; get hosts -w;
+// the kubeconfig the image set's openshift-install made). Commands naming master-0 are run for each host,
 // as their comments say.
 func TestReadmeQuickStart(t *testing.T) {
 	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
 	writeFile(t, d.dir, "disk.img", strings.Repeat("disk image ", 1000))
-	writeFile(t, d.dir, "roles/master.ign", `{"ignition":{"version":"3.4.0"}}`)
-	writeFile(t, d.dir, "roles/worker.ign", `{"ignition":{"version":"3.4.0"}}`)
+	writeFile(t, d.dir, "openshift-install", readmeOpenShiftInstall)
+	if err := os.Chmod(filepath.Join(d.dir, "openshift-install"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	d.writeConfig(d.configText("console=ttyS0", "vmlinuz") + readmeImageSet)
 	d.start(nil)
 	d.waitNote("READY=1")
@@ -206,8 +212,11 @@ func TestReadmeQuickStart(t *testing.T) {
 	if !ok || !looksLikeUUID(ieID) {
 		t.Fatalf("create infra-env printed %q", out)
 	}
-	for n := range 3 {
-		d.registerReadmeHost(ieID, n)
+	hosts := make([]*readmeHost, 3)
+	for n := range hosts {
+		hosts[n] = &readmeHost{d: d, n: n}
+		hosts[n].register(ieID)
+		hosts[n].poll()
 	}
 	u.until(discover[2], func(l []string) bool { return sawAll(l, "master-0", "master-1", "master-2") })
 	got := u.must(discover[3])
@@ -233,18 +242,63 @@ func TestReadmeQuickStart(t *testing.T) {
 	for n := range 3 {
 		u.must(strings.ReplaceAll(install[1], "master-0", fmt.Sprintf("master-%d", n)))
 	}
-	// The golden inventory is a 2 GiB VM: install -w answers what is
-	// missing, as the README says.
-	out, ok = u.run(install[2])
-	if ok || !strings.Contains(out, "is insufficient, not ready to install (HTTP 409); failing validations:") ||
-		!strings.Contains(out, "host/master-2   has-min-memory") {
-		t.Errorf("install rack1 -w (ok %v):\n%s", ok, out)
+	clusterID := strings.TrimSpace(u.must("rackbootctl get cluster rack1 -o jsonpath={.id}"))
+	readyAll(d, hosts, clusterID)
+
+	// install -w follows the installation while the hosts install.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inst := u.command(ctx, install[2])
+	var instOut strings.Builder
+	inst.Stdout, inst.Stderr = &instOut, &instOut
+	if err := inst.Start(); err != nil {
+		t.Fatal(err)
 	}
+	for _, h := range hosts {
+		h.install()
+	}
+	if err := inst.Wait(); err != nil {
+		t.Errorf("install rack1 -w: %v\n%s", err, instOut.String())
+	}
+	wantLines(t, "install rack1 -w", instOut.String(), "cluster rack1: installed — Cluster is installed [100%]",
+		"master-2   master             installed")
 	u.until(install[3], func(l []string) bool {
-		return len(l) == 4 && strings.HasPrefix(l[0], "ID ") && sawAll(l, "master-0   auto-assign", "master-1", "master-2")
+		return len(l) == 4 && sawAll(l, "master-0   master   installed", "master-1   master   installed", "master-2   master   installed")
 	})
-	if out, ok = u.run(install[4]); ok || !strings.Contains(out, "its credentials are available once it is installed (HTTP 409)") {
+	if out, ok = u.run(install[4]); !ok || !strings.Contains(out, "server: https://api.rack1.example.com:6443") {
 		t.Errorf("download credentials kubeconfig rack1 (ok %v):\n%s", ok, out)
+	}
+}
+
+// readyAll polls the hosts every tick until the cluster is ready.
+func readyAll(d *testDaemon, hosts []*readmeHost, clusterID string) {
+	d.t.Helper()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(waitLimit)
+	for {
+		for _, h := range hosts {
+			h.poll()
+		}
+		var c struct {
+			Status          string `json:"status"`
+			ValidationsInfo string `json:"validations_info"`
+			Hosts           []struct {
+				RequestedHostname string `json:"requested_hostname"`
+				Status            string `json:"status"`
+				StatusInfo        string `json:"status_info"`
+				ValidationsInfo   string `json:"validations_info"`
+			} `json:"hosts"`
+		}
+		d.doJSON("GET", "/clusters/"+clusterID, "Authorization: Bearer "+d.adminToken(), "", 200, &c)
+		if c.Status == "ready" {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			d.t.Fatalf("cluster is %s (%s); hosts %+v", c.Status, c.ValidationsInfo, c.Hosts)
+		}
 	}
 }
 
