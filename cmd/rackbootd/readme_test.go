@@ -16,6 +16,13 @@ import (
 // heading "## "+heading: comments dropped, continuation lines joined.
 func readmeCommands(t *testing.T, heading string) []string {
 	t.Helper()
+	return readmeBlock(t, heading, 0)
+}
+
+// readmeBlock is readmeCommands of the n-th (from 0) sh block of the
+// section.
+func readmeBlock(t *testing.T, heading string, n int) []string {
+	t.Helper()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +31,15 @@ func readmeCommands(t *testing.T, heading string) []string {
 	if !ok {
 		t.Fatalf("README.md has no section %q", heading)
 	}
-	_, rest, _ = strings.Cut(rest, "```sh\n")
+	rest, _, _ = strings.Cut(rest, "\n## ")
+	for range n {
+		_, rest, _ = strings.Cut(rest, "```sh\n")
+		_, rest, _ = strings.Cut(rest, "```")
+	}
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	if !ok {
+		t.Fatalf("README.md's %q has no sh block %d", heading, n)
+	}
 	block, _, _ := strings.Cut(rest, "```")
 	var cmds []string
 	cur := ""
@@ -305,4 +320,58 @@ func readyAll(d *testDaemon, hosts []*readmeHost, clusterID string) {
 // looksLikeUUID reports whether s has the 8-4-4-4-12 shape.
 func looksLikeUUID(s string) bool {
 	return len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-'
+}
+
+// README.md's "kubectl and the ACM kinds", run as written by a new user's
+// shell: the kubeconfig, real kubectl creating the namespace and pull
+// secret and applying the ZTP manifests, then rackbootctl's own block on
+// the same objects (apply: unchanged after kubectl's; the InfraEnv's iPXE
+// script; the Agents; wait, whose 90 minutes are cut to one second since
+// no host installs here; delete -f).
+func TestReadmeKubectl(t *testing.T) {
+	needKubectl(t)
+	d := startDaemon(t)
+	d.waitNote("READY=1")
+	u := newReadmeUser(t, d)
+	ztp, err := os.ReadFile("testdata/kube/ztp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, u.home, "ztp.yaml", string(ztp))
+	writeFile(t, u.home, "ztp/ztp.yaml", string(ztp))
+
+	kc := readmeBlock(t, "kubectl and the ACM kinds", 0)
+	if len(kc) != 5 || kc[0] != "rackbootctl kubeconfig > rackboot.kubeconfig" {
+		t.Fatalf("README's kubectl block: %q", kc)
+	}
+	u.must("export RACKBOOT_URL=http://127.0.0.1:8080")
+	u.must(kc[0])
+	wantLines(t, "create namespace", u.must(kc[1]), "namespace/kni21 created")
+	wantLines(t, "create secret", u.must(kc[2]), "secret/pull-secret created")
+	wantLines(t, "kubectl apply", u.must(kc[3]), "infraenv.agent-install.openshift.io/kni21 created")
+	wantLines(t, "kubectl get", u.must(kc[4]), "kni21       infraenv.agent-install.openshift.io/kni21", "kni21       agent.agent-install.openshift.io/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee")
+
+	ctl := readmeBlock(t, "kubectl and the ACM kinds", 1)
+	if len(ctl) != 5 {
+		t.Fatalf("README's rackbootctl block: %q", ctl)
+	}
+	out := u.must(ctl[0])
+	wantLines(t, "rackbootctl apply after kubectl apply", out, "infraenv.agent-install.openshift.io/kni21 unchanged",
+		"agentclusterinstall.extensions.hive.openshift.io/kni21 unchanged", "clusterimageset.hive.openshift.io/openshift-v4.10.16 unchanged")
+	if strings.Contains(out, "configured") || strings.Contains(out, "created") {
+		t.Errorf("rackbootctl apply after kubectl apply changed objects:\n%s", out)
+	}
+	if out := u.must(ctl[1]); !strings.HasPrefix(out, "http://") || !strings.Contains(out, "/script.ipxe") && !strings.Contains(out, "ipxe") {
+		t.Errorf("the InfraEnv's iPXE script URL: %q", out)
+	}
+	wantLines(t, "get agents -A -o wide", u.must(ctl[2]), "NAMESPACE   NAME", "HOSTNAME", "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee")
+	if !strings.Contains(ctl[3], "--timeout=90m") {
+		t.Fatalf("README's wait: %q", ctl[3])
+	}
+	if out, ok := u.run(strings.Replace(ctl[3], "--timeout=90m", "--timeout=1s", 1)); ok ||
+		!strings.Contains(out, "timed out waiting for the condition on agentclusterinstalls/kni21") {
+		t.Errorf("wait (ok %v): %s", ok, out)
+	}
+	wantLines(t, "delete -f", u.must(ctl[4]), "agent.agent-install.openshift.io/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee deleted",
+		"infraenv.agent-install.openshift.io/kni21 deleted", "clusterimageset.hive.openshift.io/openshift-v4.10.16 deleted")
 }

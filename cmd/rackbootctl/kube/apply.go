@@ -43,7 +43,9 @@ func (c *Client) Plan(ctx context.Context, ms []Manifest, ns string, nsGiven, ch
 		if r.Kind == "Namespace" && r.Group == "" {
 			creating[m.Object.GetName()] = true
 		}
-		if r.Namespaced {
+		if !r.Namespaced {
+			m.Object.SetNamespace("") // as kubectl: a cluster-scoped object has none
+		} else {
 			t.Namespace = m.Object.GetNamespace()
 			switch {
 			case t.Namespace == "" && ns == "":
