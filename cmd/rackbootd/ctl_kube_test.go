@@ -182,6 +182,10 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 	c.fails("", `namespace "sno1" not found (create it, or add a Namespace document)`, "apply", "-f", c.file("nons/sno.yaml", string(sno)))
 	c.fails("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", `ConfigMap "x" has no metadata.namespace: set it or pass -n`, "apply", "-f", "-")
 	c.usage(`get: unknown resource "widgets" (the server's kinds: agentclusterinstalls, agents,`, "get", "widgets")
+	c.fails("", "— check --token, RACKBOOT_TOKEN or the admin-token file", "--token", "not-the-token", "get", "agents")
+	if _, errOut, code := c.run("", "-v", "get", "namespaces"); code != 0 || !strings.Contains(errOut, `msg="kube api" method=GET path=/api/v1/namespaces status=200`) {
+		t.Errorf("get -v: exit %d: %s", code, errOut)
+	}
 	if _, errOut, code := c.run("", "get", "namespaces,clusterimagesets"); code != 0 || errOut != "No resources found.\n" {
 		t.Errorf("the refused applies left objects behind (exit %d): %s", code, errOut)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/kube"
@@ -18,7 +19,11 @@ func (a *app) kubeClient() (*kube.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := kube.New(kube.Config{URL: url, Token: tok, HTTP: a.env.HTTP, UserAgent: "rackbootctl/" + a.env.Version})
+	cfg := kube.Config{URL: url, Token: tok, HTTP: a.env.HTTP, UserAgent: "rackbootctl/" + a.env.Version}
+	if a.g.verbose {
+		cfg.Log = slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	c, err := kube.New(cfg)
 	if err != nil {
 		return nil, usageError("%v", err)
 	}

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 )
 
 // maxBody bounds an answer read into memory.
@@ -35,6 +38,9 @@ type Config struct {
 	Token     string // the admin token
 	HTTP      *http.Client
 	UserAgent string
+	// Log, when set, gets one debug line per request (method, path,
+	// status), never the token or a body.
+	Log *slog.Logger
 }
 
 // Client talks to one rackbootd's Kubernetes-compatible API. It caches
@@ -44,6 +50,7 @@ type Client struct {
 	token string
 	http  *http.Client
 	ua    string
+	log   *slog.Logger
 	res   []Resource
 }
 
@@ -58,7 +65,11 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
-	return &Client{base: u, token: cfg.Token, http: hc, ua: cfg.UserAgent}, nil
+	lg := cfg.Log
+	if lg == nil {
+		lg = slog.New(slog.DiscardHandler)
+	}
+	return &Client{base: u, token: cfg.Token, http: hc, ua: cfg.UserAgent, log: lg}, nil
 }
 
 // StatusError is an answer other than 2xx: the server's Status.
@@ -77,6 +88,18 @@ func (e *StatusError) Error() string {
 		return msg
 	}
 	return msg + " (" + reason + ")"
+}
+
+// Is matches the REST client's sentinels of 401 and 403, so the CLI
+// explains them the same way for both APIs.
+func (e *StatusError) Is(target error) bool {
+	switch target {
+	case client.ErrUnauthorized:
+		return e.Status.Code == http.StatusUnauthorized
+	case client.ErrForbidden:
+		return e.Status.Code == http.StatusForbidden
+	}
+	return false
 }
 
 // Reason is err's Status reason, or "" when err is no *StatusError.
@@ -130,6 +153,7 @@ func (c *Client) open(ctx context.Context, r request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
 	}
+	c.log.DebugContext(ctx, "kube api", "method", r.method, "path", r.path, "status", resp.StatusCode)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil
 	}

@@ -108,3 +108,28 @@ func TestResolve(t *testing.T) {
 		t.Errorf("path %s", p)
 	}
 }
+
+// Whatever standard input holds, reading it returns objects that have
+// an apiVersion, a kind and a name, or an ErrManifest; it never panics.
+func FuzzReadManifests(f *testing.F) {
+	for _, s := range []string{
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: b}}]\n",
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}}`, "---\n---\n", "kind: [\n", "- a\n", "apiVersion: v1\nkind: List\nitems: 3\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		ms, err := ReadManifests([]string{"-"}, false, strings.NewReader(in))
+		if err != nil {
+			if !errors.Is(err, ErrManifest) {
+				t.Fatalf("%q: %v is no ErrManifest", in, err)
+			}
+			return
+		}
+		for _, m := range ms {
+			if m.Object.GetAPIVersion() == "" || m.Object.GetKind() == "" || m.Object.GetName() == "" {
+				t.Fatalf("%q: an object without apiVersion, kind or name: %v", in, m.Object.Object)
+			}
+		}
+	})
+}
