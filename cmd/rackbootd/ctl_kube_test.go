@@ -254,6 +254,7 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 	// get: tables (NAMESPACE without -n), -o name, yaml, json, -l.
 	wantLines(t, "get infraenvs", c.ok("get", "infraenvs"), "NAMESPACE   NAME   ISO CREATED AT", "sno1        sno1")
 	wantLines(t, "get aci -n", c.ok("get", "aci", "-n", "sno1"), "NAME   CLUSTER   STATE", "sno1   sno1")
+	wantLines(t, "get -n first", c.ok("get", "-n", "sno1", "-o", "name", "aci"), "agentclusterinstall.extensions.hive.openshift.io/sno1")
 	if got := c.ok("get", "cd,aci", "-A", "-o", "name"); got != "clusterdeployment.hive.openshift.io/sno1\nagentclusterinstall.extensions.hive.openshift.io/sno1\n" {
 		t.Errorf("get cd,aci -o name:\n%s", got)
 	}

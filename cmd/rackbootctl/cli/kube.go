@@ -64,7 +64,8 @@ func (a *app) kubeOr(verb string, next command) command {
 		if verb == "delete" && hasFileFlag(args) {
 			return a.deleteFiles(ctx, args)
 		}
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") || isREST(args[0]) {
+		word := firstWord(args)
+		if word == "" || isREST(word) {
 			return next(ctx, args)
 		}
 		switch verb {
@@ -75,4 +76,20 @@ func (a *app) kubeOr(verb string, next command) command {
 		}
 		return a.kubeDelete(ctx, args)
 	}
+}
+
+// firstWord is the first argument that is no flag, skipping the values
+// of the kube verbs' flags (get -n kni21 agents, as kubectl allows).
+func firstWord(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+		switch strings.TrimLeft(a, "-") {
+		case "n", "namespace", "l", "selector", "o":
+			i++ // its value follows
+		}
+	}
+	return ""
 }
