@@ -291,6 +291,8 @@ func TestCtlApplyGetWaitDelete(t *testing.T) {
 		"infraenv.agent-install.openshift.io/sno1 deleted", "agentclusterinstall.extensions.hive.openshift.io/sno1 deleted",
 		"clusterdeployment.hive.openshift.io/sno1 deleted", "clusterimageset.hive.openshift.io/openshift-v4.17.0 deleted",
 		"secret/pull-secret deleted", "namespace/sno1 deleted")
+	// delete waited for the finalizers, as kubectl's does.
+	c.fails("", `agentclusterinstalls.extensions.hive.openshift.io "sno1" not found`, "get", "aci", "sno1", "-n", "sno1")
 	wantLines(t, "wait --for=delete", c.ok("wait", "--for=delete", "namespace/sno1", "infraenv/sno1", "-n", "sno1", "--timeout=60s"),
 		"namespace/sno1 deleted", "infraenv.agent-install.openshift.io/sno1 deleted")
 	c.fails("", `clusterimagesets.hive.openshift.io "openshift-v4.17.0" not found (NotFound)`, "delete", "-f", filepath.Join(dir, "sno.yaml"))

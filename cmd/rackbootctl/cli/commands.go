@@ -146,7 +146,8 @@ Commands:
                              create or update every object of the manifests (multi-document YAML
                              or JSON) through the Kubernetes-compatible API, Namespaces, Secrets,
                              ConfigMaps and ClusterImageSets first: KIND/NAME created|configured|unchanged
-  delete -f FILE|DIR|- [-R] [-n NS] [--ignore-not-found]   the same objects, in the reverse order
+  delete -f FILE|DIR|- [-R] [-n NS] [--ignore-not-found] [--wait=false] [--timeout=5m]
+                             the same objects, in the reverse order, waiting until they are gone
   get KIND[,KIND] [NAME...] | KIND/NAME  [-n NS | -A] [-l SELECTOR] [-o wide|yaml|json|name|jsonpath=T] [-w]
   describe KIND [NAME] [-n NS]  |  delete KIND NAME... [-n NS]
         KIND: any kind of the Kubernetes-compatible API as kubectl names it: infraenv(s),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/kube"
 )
@@ -18,6 +19,39 @@ type fileOpts struct {
 	ns             string
 	dryRun         string
 	ignoreNotFound bool
+	wait           deleteWait
+}
+
+// deleteWait is delete's --wait and --timeout.
+type deleteWait struct {
+	on      bool
+	timeout time.Duration
+}
+
+func (w *deleteWait) register(fs *flag.FlagSet) {
+	fs.BoolVar(&w.on, "wait", true, "wait until the objects are gone (finalizers done), as kubectl does")
+	fs.DurationVar(&w.timeout, "timeout", 5*time.Minute, "how long --wait waits")
+}
+
+// gone is one deleted object to wait for.
+type gone struct {
+	res      kube.Resource
+	ns, name string
+}
+
+// waitGone waits, through watches, until every object of gs is gone.
+func waitGone(ctx context.Context, c *kube.Client, w deleteWait, gs []gone) error {
+	if !w.on || len(gs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
+	defer cancel()
+	for _, g := range gs {
+		if err := waitOne(ctx, c, g.res, g.ns, g.name, waitFor{deleted: true}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stringList is a flag given several times.
@@ -103,7 +137,8 @@ func (a *app) deleteFiles(ctx context.Context, args []string) error {
 	fs := a.flagSet("delete")
 	o.register(fs)
 	fs.BoolVar(&o.ignoreNotFound, "ignore-not-found", false, "an object already gone is no error")
-	pos, err := a.parse(fs, args, "delete -f FILE|DIR|- [-R] [-n NS] [--dry-run=server] [--ignore-not-found]")
+	o.wait.register(fs)
+	pos, err := a.parse(fs, args, "delete -f FILE|DIR|- [-R] [-n NS] [--dry-run=server] [--ignore-not-found] [--wait=false] [--timeout=D]")
 	if err != nil {
 		return err
 	}
@@ -116,6 +151,7 @@ func (a *app) deleteFiles(ctx context.Context, args []string) error {
 	}
 	slices.Reverse(ts)
 	var errs []error
+	var gs []gone
 	for _, t := range ts {
 		err := c.Delete(ctx, t.Resource, t.Namespace, t.Object.GetName(), o.dryRun == "server")
 		switch {
@@ -124,18 +160,23 @@ func (a *app) deleteFiles(ctx context.Context, args []string) error {
 			errs = append(errs, err)
 		default:
 			fmt.Fprintf(a.env.Stdout, "%s deleted%s\n", t.Ref(), dryRunNote(o.dryRun))
+			if o.dryRun != "server" {
+				gs = append(gs, gone{t.Resource, t.Namespace, t.Object.GetName()})
+			}
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, waitGone(ctx, c, o.wait, gs))...)
 }
 
 // kubeDelete deletes objects named KIND NAME... or KIND/NAME...
 func (a *app) kubeDelete(ctx context.Context, args []string) error {
 	var o kubeOpts
 	var ignore bool
+	var w deleteWait
 	fs := a.flagSet("delete")
 	o.register(fs, false)
 	fs.BoolVar(&ignore, "ignore-not-found", false, "an object already gone is no error")
+	w.register(fs)
 	pos, err := a.parse(fs, args, "delete KIND NAME... | KIND/NAME... [-n NS]")
 	if err != nil {
 		return err
@@ -149,6 +190,7 @@ func (a *app) kubeDelete(ctx context.Context, args []string) error {
 		return err
 	}
 	var errs []error
+	var gs []gone
 	for _, t := range ts {
 		if t.name == "" {
 			return usageError("delete %s: name the objects (or use -f)", t.res.Name)
@@ -163,7 +205,8 @@ func (a *app) kubeDelete(ctx context.Context, args []string) error {
 			errs = append(errs, err)
 		default:
 			fmt.Fprintf(a.env.Stdout, "%s/%s deleted\n", t.res.GroupKind(), t.name)
+			gs = append(gs, gone{t.res, ns, t.name})
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, waitGone(ctx, c, w, gs))...)
 }
