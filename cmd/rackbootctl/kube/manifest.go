@@ -158,24 +158,36 @@ func objects(src string, m map[string]any) ([]Manifest, error) {
 	return []Manifest{{Source: src, Object: u}}, nil
 }
 
-// kindOrder is the order objects are created in: what others refer to
+// kindRank is the order objects are created in: what others refer to
 // first (a namespace, the pull secret, manifests, the image set), then
 // the cluster, its install, the network configs, the InfraEnv and the
-// hosts. Deletion goes the other way.
-var kindOrder = map[string]int{
-	"Namespace": 0, "Secret": 1, "ConfigMap": 1, "ClusterImageSet": 2, "AgentServiceConfig": 2,
-	"ClusterDeployment": 3, "AgentClusterInstall": 4, "NMStateConfig": 5, "InfraEnv": 6,
-	"BareMetalHost": 7, "Agent": 8,
+// hosts; unknown kinds last. Deletion goes the other way.
+func kindRank(kind string) int {
+	switch kind {
+	case "Namespace":
+		return 0
+	case "Secret", "ConfigMap":
+		return 1
+	case "ClusterImageSet", "AgentServiceConfig":
+		return 2
+	case "ClusterDeployment":
+		return 3
+	case "AgentClusterInstall":
+		return 4
+	case "NMStateConfig":
+		return 5
+	case "InfraEnv":
+		return 6
+	case "BareMetalHost":
+		return 7
+	case "Agent":
+		return 8
+	}
+	return 9
 }
 
-// SortForCreate orders ms as kindOrder says, keeping the files' order
-// within a kind (unknown kinds last).
+// SortForCreate orders ms as kindRank says, keeping the files' order
+// within a kind.
 func SortForCreate(ms []Manifest) {
-	rank := func(m Manifest) int {
-		if r, ok := kindOrder[m.Object.GetKind()]; ok {
-			return r
-		}
-		return len(kindOrder)
-	}
-	sort.SliceStable(ms, func(i, j int) bool { return rank(ms[i]) < rank(ms[j]) })
+	sort.SliceStable(ms, func(i, j int) bool { return kindRank(ms[i].Object.GetKind()) < kindRank(ms[j].Object.GetKind()) })
 }
