@@ -15,6 +15,10 @@ func TestNamesWhereIDs(t *testing.T) {
 	cl := createdID(t, r.ok("create", "cluster", "--name", "prod", "--version", "4.16", "--base-domain", "example.com",
 		"--pull-secret-file", "-"))
 	registerHost(t, r, lab, hostID)
+	bound := createdID(t, r.ok("create", "infra-env", "--name", "bound", "--cluster", "prod", "--pull-secret-file", "-"))
+	if out := r.ok("get", "infra-env", "bound", "-o", "jsonpath={.cluster_id}"); out != cl || bound == "" {
+		t.Errorf("create infra-env --cluster prod: bound to %q, want %s", out, cl)
+	}
 
 	if out := r.ok("get", "infra-env", "lab", "-o", "json"); !strings.Contains(out, `"id": "`+lab+`"`) {
 		t.Errorf("get infra-env lab:\n%s", out)
