@@ -167,6 +167,12 @@ func (d *testDaemon) answerSteps(agent, hostPath string) {
 	if err != nil {
 		d.t.Fatal(err)
 	}
+	d.answerStepsWith(agent, hostPath, inv)
+}
+
+// answerStepsWith is answerSteps with the inventory inv.
+func (d *testDaemon) answerStepsWith(agent, hostPath string, inv []byte) {
+	d.t.Helper()
 	var steps models.Steps
 	d.doJSON("GET", fmt.Sprintf("%s/instructions?timestamp=%d", hostPath, time.Now().Unix()), agent, "", 200, &steps)
 	for _, s := range steps.Instructions {

@@ -197,7 +197,7 @@ func TestFindingServerAndToken(t *testing.T) {
 func TestHelp(t *testing.T) {
 	r := newRig(t)
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
-		if out := r.ok(args...); !strings.Contains(out, "get clusters|infraenvs|hosts|events") {
+		if out := r.ok(args...); !strings.Contains(out, "get clusters|infra-envs|hosts|events") {
 			t.Errorf("%v: %s", args, out)
 		}
 	}

@@ -15,10 +15,12 @@ type command func(ctx context.Context, args []string) error
 
 func (a *app) commands() map[string]command {
 	return map[string]command{
-		"get":      a.bmhOr("get", a.get),
-		"describe": a.bmhOr("describe", a.describe),
+		"get":      a.kubeOr("get", a.bmhOr("get", a.get)), // kube.go
+		"describe": a.kubeOr("describe", a.bmhOr("describe", a.describe)),
 		"create":   a.bmhOr("create", a.create),
-		"delete":   a.bmhOr("delete", a.delete),
+		"delete":   a.kubeOr("delete", a.bmhOr("delete", a.delete)),
+		"apply":    a.apply, // kapply.go
+		"wait":     a.wait,  // kwait.go
 		"approve":  a.approve,
 		"patch":    a.patch,
 		"bind":     a.bind,
@@ -52,9 +54,9 @@ func resourceOf(s string) (string, bool) {
 	switch strings.ToLower(s) {
 	case "cluster", "clusters":
 		return resCluster, true
-	case "infra-env", "infra-envs", "infraenv", "infraenvs", "ie":
+	case "infra-env", "infra-envs", "ie":
 		return resInfraEnv, true
-	case "host", "hosts", "agent", "agents":
+	case "host", "hosts":
 		return resHost, true
 	case "event", "events", "ev":
 		return resEvent, true
@@ -92,19 +94,21 @@ func (a *app) help(_ context.Context, _ []string) error {
 }
 
 func (a *app) usage(w io.Writer) {
-	fmt.Fprint(w, `rackbootctl talks to rackbootd's REST API (/api/assisted-install/v2).
+	fmt.Fprint(w, `rackbootctl talks to rackbootd's REST API (/api/assisted-install/v2) and to its
+Kubernetes-compatible API (the ACM kinds: InfraEnv, Agent, AgentClusterInstall, ...).
 
 Usage: rackbootctl [--url URL] [--token TOKEN] [--data-dir DIR] [--config FILE] [-v] COMMAND ...
 
 Commands:
-  get clusters|infraenvs|hosts|events [ID] [-o table|wide|json|yaml|progress] [-w]
+  get clusters|infra-envs|hosts|events [ID|NAME] [-o table|wide|json|yaml|progress|name|jsonpath=T] [-w]
         hosts:  [--infra-env ID] [--cluster ID]   events: [--cluster|--infra-env|--host ID]
         -w streams changes (hosts: the server's watch stream; the rest poll every
         --interval); with -o json one document a line, with -o yaml "---" documents;
         --output-watch-events wraps each in {type: ADDED|MODIFIED|DELETED, object};
         hosts -o progress (the default of -w on a terminal): a line per host with
         its role, status, install stage and a progress bar, redrawn in place
-  describe host ID|NAME [--infra-env ID] | describe cluster ID   (fields, inventory, hosts, validations)
+  describe host ID|NAME [--infra-env ID] | describe cluster ID|NAME | describe infra-env ID|NAME
+                             (fields, inventory, hosts, validations)
   create cluster --name N --version V [--base-domain D] [--control-plane-count 1|3|5] [--sno]
         [--pull-secret-file F] [--ssh-key-file F] [--api-vip IP] [--ingress-vip IP]
         [--machine-network CIDR] [--cluster-network CIDR --host-prefix N]
@@ -138,6 +142,20 @@ Commands:
                              the old ones still verify; retire: tokens of KID fail
   `+clusterUsage+`
   `+backupUsage+`
+  apply -f FILE|DIR|- [-R] [-n NS] [--dry-run=server]
+                             create or update every object of the manifests (multi-document YAML
+                             or JSON) through the Kubernetes-compatible API, Namespaces, Secrets,
+                             ConfigMaps and ClusterImageSets first: KIND/NAME created|configured|unchanged
+  delete -f FILE|DIR|- [-R] [-n NS] [--ignore-not-found] [--wait=false] [--timeout=5m]
+                             the same objects, in the reverse order, waiting until they are gone
+  get KIND[,KIND] [NAME...] | KIND/NAME  [-n NS | -A] [-l SELECTOR] [-o wide|yaml|json|name|jsonpath=T] [-w]
+  describe KIND [NAME] [-n NS]  |  delete KIND NAME... [-n NS]
+        KIND: any kind of the Kubernetes-compatible API as kubectl names it: infraenv(s),
+        agent(s), aci, cd, clusterimagesets, nmstateconfigs, agentserviceconfigs,
+        baremetalhosts, namespaces, secrets, configmaps, events, or plural.group; a NAME
+        without -n is looked up in every namespace (in several: pass -n)
+  wait --for=condition=NAME[=VALUE]|delete KIND/NAME... [-n NS] [--timeout=30s]
+                             watch until the condition holds or the object is gone
   kubeconfig [--ca-file FILE] a kubeconfig for kubectl against rackbootd's Kubernetes-compatible
                              API (the server URL, the admin token): rackbootctl kubeconfig > rb.kubeconfig
   version
@@ -149,9 +167,10 @@ token_file or data_dir, else `+DefaultDataDir+`). The config file is --config,
 else RACKBOOT_CONFIG, else ~/.config/rackboot/rackbootctl.toml (TOML: url,
 token, token_file, data_dir). Pull secret files may be "-" for standard input.
 A host may be named by its ID or its hostname (requested, else the inventory's),
-a cluster (CLUSTER, C) by its ID or its name.
-Resources may be singular or plural: cluster(s), infraenv(s) (also infra-env(s),
-ie), host(s) (also agent(s)), event(s).
+a cluster (CLUSTER, C) and an infra-env by its ID or its name (wherever an ID is
+taken; a name several share is an error listing their IDs).
+REST resources may be singular or plural: cluster(s), infra-env(s) (also ie),
+host(s), event(s); infraenv(s) and agent(s) are the Kubernetes kinds.
 Run 'rackbootctl COMMAND RESOURCE -h' for the flags of a command.
 Exit codes: 0 ok, 1 the server or the network refused, 2 usage error.
 `)

@@ -163,7 +163,7 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 	var name, cluster, pullSecret, sshKey, override, static string
 	fs := a.flagSet("create infra-env")
 	fs.StringVar(&name, "name", "", "infra-env `name` (required)")
-	fs.StringVar(&cluster, "cluster", "", "cluster `ID` the hosts join (empty: late binding)")
+	fs.StringVar(&cluster, "cluster", "", "cluster `ID` or name the hosts join (empty: late binding)")
 	fs.StringVar(&p.OpenshiftVersion, "version", "", "OpenShift `version` of the discovery image")
 	fs.StringVar(&p.CPUArchitecture, "cpu-arch", "", "CPU architecture (x86_64, arm64, …)")
 	fs.StringVar(&p.ImageType, "image-type", "", "full-iso or minimal-iso")
@@ -210,6 +210,13 @@ func (a *app) createInfraEnv(ctx context.Context, args []string) error {
 	c, err := a.client()
 	if err != nil {
 		return err
+	}
+	if cluster != "" {
+		id, err := a.clusterID(ctx, c, cluster)
+		if err != nil {
+			return err
+		}
+		p.ClusterID = &id
 	}
 	ie, err := c.CreateInfraEnv(ctx, p)
 	if err != nil {

@@ -72,7 +72,10 @@ func TestDescribeHost(t *testing.T) {
 			t.Errorf("describe cluster lacks %q:\n%s", want, out)
 		}
 	}
-	if res := r.run("describe", "infra-env", "x"); res.code != cli.ExitUsage {
-		t.Errorf("describe infra-env: %+v", res)
+	if res := r.run("describe", "event", "x"); res.code != cli.ExitUsage {
+		t.Errorf("describe event: %+v", res)
+	}
+	if res := r.run("describe", "infra-env", "x"); res.code != cli.ExitError || !strings.Contains(res.stderr, `no infra-env has the ID or name "x"`) {
+		t.Errorf("describe infra-env x: %+v", res)
 	}
 }

@@ -51,6 +51,9 @@ func (a *app) download(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if infraEnv, err = a.infraEnvID(ctx, c, infraEnv); err != nil {
+		return err
+	}
 	if out == "" || out == "-" {
 		if name == client.FileDiscoveryIgnition && isTerminal(a.env.Stdout) {
 			return usageError("the discovery Ignition holds the pull secret and an agent token: " +
@@ -108,7 +111,11 @@ func (a *app) imageURL(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	u, err := c.ImageURL(ctx, pos[0])
+	id, err := a.infraEnvID(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	u, err := c.ImageURL(ctx, id)
 	if err != nil {
 		return fmt.Errorf("image URL of infra-env %s: %w", pos[0], err)
 	}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -73,6 +75,14 @@ func (a *app) get(ctx context.Context, args []string) error {
 	if len(pos) == 1 {
 		id = pos[0]
 	}
+	tmpl, isJSONPath := strings.CutPrefix(o.format, "jsonpath=")
+	isName := o.format == "name"
+	if isJSONPath || isName {
+		if o.watch || (isJSONPath && tmpl == "") || (isName && res == resEvent) {
+			return usageError("-o name (not of events) and -o jsonpath=TEMPLATE print once (no -w), and jsonpath needs a template")
+		}
+		o.format = string(output.FormatJSON)
+	}
 	f, err := a.getFormat(res, o)
 	if err != nil {
 		return err
@@ -84,6 +94,12 @@ func (a *app) get(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.resolveFilters(ctx, c, &o); err != nil {
+		return err
+	}
+	if id, err = a.idOf(ctx, c, res, id); err != nil {
+		return err
+	}
 	fetch := func(ctx context.Context) (fetched, error) { return a.fetch(ctx, c, res, id, o, f) }
 	if o.watch {
 		return a.watch(ctx, c, res, id, o, f, fetch)
@@ -91,6 +107,15 @@ func (a *app) get(ctx context.Context, args []string) error {
 	got, err := fetch(ctx)
 	if err != nil {
 		return err
+	}
+	switch {
+	case isName:
+		for _, k := range got.tab.Keys {
+			fmt.Fprintf(a.env.Stdout, "%s/%s\n", res, k)
+		}
+		return nil
+	case isJSONPath:
+		return writeJSONPath(a.env.Stdout, tmpl, got.objs)
 	}
 	if f.Tabular() && len(got.tab.Rows) == 0 {
 		_, err := a.env.Stderr.Write([]byte("No " + res + "s found.\n"))
@@ -271,4 +296,21 @@ func eventsAbout(es []*client.Event, id string) []*client.Event {
 		}
 	}
 	return out
+}
+
+// writeJSONPath prints objs (one object, or a list made a kind List with
+// items, as kubectl's) through a jsonpath template.
+func writeJSONPath(w io.Writer, tmpl string, objs any) error {
+	b, err := json.Marshal(objs)
+	if err != nil {
+		return fmt.Errorf("encoding JSON: %w", err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("encoding JSON: %w", err)
+	}
+	if l, ok := v.([]any); ok {
+		v = map[string]any{"kind": "List", "items": l}
+	}
+	return output.WriteJSONPath(w, tmpl, v)
 }

@@ -39,6 +39,9 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 	if err != nil {
 		return nil, nil, err
 	}
+	if infraEnv, err = a.infraEnvID(ctx, c, infraEnv); err != nil {
+		return nil, nil, err
+	}
 	h, err := a.findHost(ctx, c, pos[0], infraEnv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("host %s: %w", pos[0], err)
@@ -47,12 +50,15 @@ func (a *app) hostCmd(ctx context.Context, verb string, args []string, add func(
 }
 
 func (a *app) describe(ctx context.Context, args []string) error {
-	res, rest, err := splitResource("describe", args, resHost, resCluster)
+	res, rest, err := splitResource("describe", args, resHost, resCluster, resInfraEnv)
 	if err != nil {
 		return err
 	}
-	if res == resCluster {
+	switch res {
+	case resCluster:
 		return a.describeCluster(ctx, rest)
+	case resInfraEnv:
+		return a.describeInfraEnv(ctx, rest)
 	}
 	_, h, err := a.hostCmd(ctx, "describe", args, nil, nil)
 	if err != nil {
@@ -73,7 +79,11 @@ func (a *app) describeCluster(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := c.GetCluster(ctx, pos[0])
+	id, err := a.clusterID(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	cl, err := c.GetCluster(ctx, id)
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", pos[0], err)
 	}
@@ -165,6 +175,9 @@ func (a *app) bind(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if cluster, err = a.clusterID(ctx, c, cluster); err != nil {
+		return err
+	}
 	if _, err := c.BindHost(ctx, h.InfraEnvID, h.ID, cluster); err != nil {
 		return fmt.Errorf("binding host %s: %w", h.ID, err)
 	}
@@ -212,13 +225,44 @@ func (a *app) delete(ctx context.Context, args []string) error {
 	if res == resInfraEnv {
 		del = c.DeleteInfraEnv
 	}
-	if err := del(ctx, pos[0]); err != nil {
+	id, err := a.idOf(ctx, c, res, pos[0])
+	if err != nil {
+		return err
+	}
+	if err := del(ctx, id); err != nil {
 		return fmt.Errorf("deleting %s %s: %w", res, pos[0], err)
 	}
-	return a.say("%s/%s deleted\n", res, pos[0])
+	return a.say("%s/%s deleted\n", res, id)
 }
 
 func (a *app) say(format string, args ...any) error {
 	_, err := fmt.Fprintf(a.env.Stdout, format, args...)
 	return err
+}
+
+func (a *app) describeInfraEnv(ctx context.Context, args []string) error {
+	pos, err := a.parse(a.flagSet("describe infra-env"), args, "describe infra-env ID|NAME")
+	if err != nil {
+		return err
+	}
+	if err := exactArgs("describe infra-env", pos, 1, "one infra-env ID or name"); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	id, err := a.infraEnvID(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	e, err := c.GetInfraEnv(ctx, id)
+	if err != nil {
+		return fmt.Errorf("infra-env %s: %w", pos[0], err)
+	}
+	hs, err := c.ListHosts(ctx, id)
+	if err != nil {
+		return fmt.Errorf("infra-env %s: %w", pos[0], err)
+	}
+	return output.DescribeInfraEnv(a.env.Stdout, e, hs)
 }

@@ -93,8 +93,12 @@ func (a *app) patchInfraEnv(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.UpdateInfraEnv(ctx, pos[0], p); err != nil {
+	id, err := a.infraEnvID(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	if _, err := c.UpdateInfraEnv(ctx, id, p); err != nil {
 		return fmt.Errorf("patching infra-env %s: %w", pos[0], err)
 	}
-	return a.say("infra-env/%s patched\n", pos[0])
+	return a.say("infra-env/%s patched\n", id)
 }

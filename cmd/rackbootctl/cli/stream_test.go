@@ -198,7 +198,7 @@ func TestResourceAliases(t *testing.T) {
 		"--pull-secret-file", "-"))
 	registerHost(t, r, ie, hostID)
 	for id, names := range map[string][]string{
-		ie:     {"infra-envs", "infra-env", "infraenvs", "infraenv", "ie", "InfraEnvs"},
+		ie:     {"infra-envs", "infra-env", "ie", "Infra-Envs"},
 		hostID: {"hosts", "host"},
 		cl:     {"clusters", "cluster"},
 	} {
@@ -217,7 +217,7 @@ func TestResourceAliases(t *testing.T) {
 	}
 	r.ok("delete", "host", hostID)
 	r.ok("delete", "ie", ie)
-	if out := r.ok("get", "infraenvs", "-o", "json"); strings.Contains(out, ie) {
+	if out := r.ok("get", "infra-envs", "-o", "json"); strings.Contains(out, ie) {
 		t.Errorf("delete ie left the infra-env: %s", out)
 	}
 }

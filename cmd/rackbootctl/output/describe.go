@@ -241,3 +241,29 @@ func DescribeCluster(w io.Writer, c *client.Cluster) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// DescribeInfraEnv prints an infra-env's fields and its hosts (never its
+// pull secret or its image URL's token).
+func DescribeInfraEnv(w io.Writer, e *client.InfraEnv, hosts []*client.Host) error {
+	var b strings.Builder
+	var proxies []string
+	if e.Proxy != nil {
+		for _, p := range []*string{e.Proxy.HTTPProxy, e.Proxy.HTTPSProxy} {
+			if p != nil && *p != "" {
+				proxies = append(proxies, *p)
+			}
+		}
+	}
+	proxy := strings.Join(proxies, " ")
+	fieldList(&b, [][2]string{
+		{"ID", e.ID}, {"Name", e.Name}, {"Cluster", e.ClusterID}, {"CPU architecture", e.CPUArchitecture},
+		{"Version", e.OpenshiftVersion}, {"Pull secret", yesNo(e.PullSecretSet, "set", "not set")},
+		{"SSH key", yesNo(e.SSHAuthorizedKey != "", "set", "not set")}, {"NTP sources", e.AdditionalNtpSources},
+		{"Proxy", proxy}, {"Kernel arguments", e.KernelArguments},
+		{"Ignition override", yesNo(e.IgnitionConfigOverride != "", "set", "not set")},
+		{"Created", timeOf(e.CreatedAt)},
+	})
+	section(&b, "Hosts", Hosts(hosts, false))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
