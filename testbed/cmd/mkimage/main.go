@@ -1,7 +1,7 @@
 // Command mkimage builds the testbed boot image (kernel + busybox initrd)
 // into a cache directory and prints the paths of the two files:
 //
-//	go run ./testbed/cmd/mkimage [-cache DIR] [-discovery | -os]
+//	go run ./testbed/cmd/mkimage [-cache DIR] [-discovery | -os | -coreos]
 //
 // With -discovery it builds the discovery image instead: rackboot-agent and
 // Ignition (from this repository) in the initrd, an /init that applies
@@ -14,6 +14,14 @@
 //	sha256=...
 //	size=...
 //
+// With -coreos it publishes the CoreOS-shaped mirror (testbed/coreosimage:
+// live ISO, PXE kernel, initramfs and rootfs, the OS image as raw.xz) and
+// prints the paths an [[image_set]] takes (coreos_stream = the stream):
+//
+//	stream=/.../stream.json
+//	iso=/.../rackboot-testbed-live.x86_64.iso
+//	kernel=...  initramfs=...  rootfs=...  metal=...  (one per line)
+//
 // The default cache is $RACKBOOT_CACHE, else <repo>/.cache/testbed.
 package main
 
@@ -24,6 +32,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/osimage"
 )
@@ -32,11 +41,15 @@ func main() {
 	cache := flag.String("cache", "", "cache directory (default $RACKBOOT_CACHE or <repo>/.cache/testbed)")
 	discovery := flag.Bool("discovery", false, "build the discovery image (rackboot-agent + Ignition)")
 	osImage := flag.Bool("os", false, "build the installable OS disk image (testbed/osimage)")
+	coreOS := flag.Bool("coreos", false, "publish the CoreOS-shaped live image set and metal image with a stream.json (testbed/coreosimage)")
 	flag.Parse()
 	var err error
-	if *osImage {
+	switch {
+	case *coreOS:
+		err = runCoreOS(*cache)
+	case *osImage:
 		err = runOS(*cache)
-	} else {
+	default:
 		err = run(*cache, *discovery)
 	}
 	if err != nil {
@@ -69,6 +82,27 @@ func runOS(cache string) error {
 		return err
 	}
 	fmt.Printf("disk=%s\nsha256=%s\nsize=%d\n", img.Path, img.SHA256, img.Size)
+	return nil
+}
+
+// runCoreOS publishes the CoreOS-shaped mirror from this repository.
+func runCoreOS(cache string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cache, err := cacheDir(cache)
+	if err != nil {
+		return err
+	}
+	root, err := image.RepoRoot()
+	if err != nil {
+		return err
+	}
+	m, err := coreosimage.BuildFromSource(ctx, root, cache)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("stream=%s\niso=%s\nkernel=%s\ninitramfs=%s\nrootfs=%s\nmetal=%s\n",
+		m.Stream, m.ISO.Path, m.Kernel.Path, m.Initrd.Path, m.Rootfs.Path, m.Metal.Path)
 	return nil
 }
 
