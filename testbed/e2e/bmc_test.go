@@ -147,7 +147,7 @@ func bmcConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, di
 	for _, v := range vms {
 		res = append(res, reservation{mac: v.mac, ip: v.ip, name: v.name})
 	}
-	return discoveryConfigHead(dir, art, res) + fmt.Sprintf(`
+	return discoveryConfigHead(t, dir, res) + profileTOML(art) + fmt.Sprintf(`
 [engine]
 monitor_interval = "2s"
 install_timeout = %q

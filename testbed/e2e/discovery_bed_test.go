@@ -17,6 +17,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
@@ -79,6 +80,19 @@ func discoveryImage(t *testing.T, ctx context.Context) image.Artifacts {
 	}
 	t.Logf("discovery image ready in %s: %s", time.Since(start).Round(100*time.Millisecond), art.Initrd)
 	return art
+}
+
+// liveMirror publishes (or takes from the cache) the CoreOS-shaped live
+// image set and metal image, with its stream.json, from this repository.
+func liveMirror(t *testing.T, ctx context.Context) coreosimage.Mirror {
+	t.Helper()
+	start := time.Now()
+	m, err := coreosimage.BuildDefault(ctx)
+	if err != nil {
+		t.Fatalf("building the CoreOS-shaped images: %v", err)
+	}
+	t.Logf("CoreOS-shaped mirror ready in %s: %s", time.Since(start).Round(100*time.Millisecond), m.Stream)
+	return m
 }
 
 // addTaps adds the taps of discoHosts other than tap0 (newSegment's).
