@@ -27,24 +27,26 @@ const (
 // efivarfs is loaded by /init under UEFI only.
 const efivarfs = "efivarfs"
 
-// storageModules let the live system read its ISO (IDE and AHCI CD-ROMs,
-// ISO9660) and the agent mount a CoreOS metal image's ext4 boot partition
-// over a loop device, in load order.
-var storageModules = []string{
-	"scsi_common", "scsi_mod", "cdrom", "sr_mod", "libata", "ata_piix", "libahci", "ahci", "isofs",
-	"loop", "crc16", "mbcache", "jbd2", "crc32c_generic", "ext4",
-}
+// storageModules let the agent mount a CoreOS metal image's ext4 boot
+// partition over a loop device, in load order.
+var storageModules = []string{"loop", "crc16", "mbcache", "jbd2", "crc32c_generic", "ext4"}
 
-// liveModules are the modules /init loads, in order: the testbed's virtio
-// set, then storageModules.
+// isoModules let the live system read its ISO (IDE and AHCI CD-ROMs,
+// ISO9660), in load order. /init loads them only when it boots from the
+// ISO (coreos.liveiso), so a PXE-booted host has no CD-ROM drive to report.
+var isoModules = []string{"scsi_common", "scsi_mod", "cdrom", "sr_mod", "libata", "ata_piix", "libahci", "ahci", "isofs"}
+
+// liveModules are the modules /init always loads, in order: the testbed's
+// virtio set, then storageModules.
 func liveModules() []string { return append(image.Modules(), storageModules...) }
 
 // allModules are the modules the initramfs carries.
-func allModules() []string { return append(liveModules(), efivarfs) }
+func allModules() []string { return append(append(liveModules(), isoModules...), efivarfs) }
 
-// liveInit is /init with the module load order filled in.
+// liveInit is /init with the module load orders filled in.
 func liveInit() string {
-	return strings.Replace(liveInitTemplate, "@MODULES@", strings.Join(liveModules(), " "), 1)
+	return strings.NewReplacer("@MODULES@", strings.Join(liveModules(), " "),
+		"@ISO_MODULES@", strings.Join(isoModules, " ")).Replace(liveInitTemplate)
 }
 
 // initramfsInputs are the host files and the rootfs sum of the live
