@@ -61,27 +61,6 @@ func testbedThresholds() validation.Thresholds {
 	return th
 }
 
-// discoveryImage builds (or takes from the cache) the discovery image from
-// this repository's rackboot-agent and the pinned Ignition.
-func discoveryImage(t *testing.T, ctx context.Context) image.Artifacts {
-	t.Helper()
-	root, err := image.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	art, err := image.BuildDiscoveryFromSource(ctx, root, cache)
-	if err != nil {
-		t.Fatalf("building the discovery image: %v", err)
-	}
-	t.Logf("discovery image ready in %s: %s", time.Since(start).Round(100*time.Millisecond), art.Initrd)
-	return art
-}
-
 // liveMirror publishes (or takes from the cache) the CoreOS-shaped live
 // image set and metal image, with its stream.json, from this repository.
 func liveMirror(t *testing.T, ctx context.Context) coreosimage.Mirror {

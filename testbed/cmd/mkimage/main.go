@@ -1,11 +1,7 @@
 // Command mkimage builds the testbed boot image (kernel + busybox initrd)
 // into a cache directory and prints the paths of the two files:
 //
-//	go run ./testbed/cmd/mkimage [-cache DIR] [-discovery | -os | -coreos]
-//
-// With -discovery it builds the discovery image instead: rackboot-agent and
-// Ignition (from this repository) in the initrd, an /init that applies
-// /config.ign and runs the agent.
+//	go run ./testbed/cmd/mkimage [-cache DIR] [-os | -coreos]
 //
 // With -os it builds the installable OS disk image (testbed/osimage) and
 // prints its path, sha256 and size instead:
@@ -39,7 +35,6 @@ import (
 
 func main() {
 	cache := flag.String("cache", "", "cache directory (default $RACKBOOT_CACHE or <repo>/.cache/testbed)")
-	discovery := flag.Bool("discovery", false, "build the discovery image (rackboot-agent + Ignition)")
 	osImage := flag.Bool("os", false, "build the installable OS disk image (testbed/osimage)")
 	coreOS := flag.Bool("coreos", false, "publish the CoreOS-shaped live image set and metal image with a stream.json (testbed/coreosimage)")
 	flag.Parse()
@@ -50,7 +45,7 @@ func main() {
 	case *osImage:
 		err = runOS(*cache)
 	default:
-		err = run(*cache, *discovery)
+		err = run(*cache)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkimage:", err)
@@ -106,24 +101,14 @@ func runCoreOS(cache string) error {
 	return nil
 }
 
-func run(cache string, discovery bool) error {
+func run(cache string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cache, err := cacheDir(cache)
 	if err != nil {
 		return err
 	}
-	build := image.Build
-	if discovery {
-		build = func(ctx context.Context, cache string) (image.Artifacts, error) {
-			root, err := image.RepoRoot()
-			if err != nil {
-				return image.Artifacts{}, err
-			}
-			return image.BuildDiscoveryFromSource(ctx, root, cache)
-		}
-	}
-	art, err := build(ctx, cache)
+	art, err := image.Build(ctx, cache)
 	if err != nil {
 		return err
 	}
