@@ -22,8 +22,10 @@ import (
 // inputs do not capture.
 const format = "rackboot-testbed-coreos-1 xz-3"
 
-// LiveKargs are the ISO's kernel arguments after CoreOS's own.
-const LiveKargs = "console=ttyS0"
+// LiveKargs are the ISO's kernel arguments after CoreOS's own: the serial
+// console the tests read, and no_timer_check, without which a TCG guest on
+// a loaded host can panic early ("IO-APIC + timer doesn't work").
+const LiveKargs = "console=ttyS0 no_timer_check"
 
 // Inputs are what Build publishes: the real Ignition binary and the metal
 // image (testbed/osimage). Busybox and the kernel are the testbed's

@@ -10,8 +10,8 @@ import (
 )
 
 // ImageSetKernelArgs are the live kernel arguments a testbed image set
-// adds to CoreOS's: the serial console the tests read.
-const ImageSetKernelArgs = "console=ttyS0"
+// adds to CoreOS's: LiveKargs, as the ISO's.
+const ImageSetKernelArgs = LiveKargs
 
 // ImageSet is a testbed [[image_set]] of rackbootd's configuration that
 // boots the mirror through coreos_stream, as a user's RHCOS mirror is
