@@ -25,6 +25,9 @@ type entry struct {
 	body string
 }
 
+// fileMode is a permission as a cpio mode.
+func fileMode(perm uint32) cpio.FileMode { return cpio.FileMode(perm) }
+
 // dirsOf returns every directory extra and the entries need, parents first.
 func dirsOf(extra []string, es []entry) []string {
 	seen := map[string]bool{}

@@ -9,16 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/cavaliergopher/cpio"
 )
 
 // RootfsPrograms are the host programs the live rootfs carries, with the
 // shared libraries they link: the userland beyond busybox that the agent's
 // steps use (xz decompresses .raw.xz metal images; curl is CoreOS's fetcher).
 var RootfsPrograms = []string{"/usr/bin/curl", "/usr/bin/xz"}
-
-func fileMode(perm uint32) cpio.FileMode { return cpio.FileMode(perm) }
 
 // rootfsEntries are the programs and their libraries (found with ldd), at
 // their host paths.
