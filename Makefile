@@ -66,7 +66,8 @@ e2e-systemd: build
 	deb=$$(./packaging/build-deb.sh $(VERSION)) && \
 	RACKBOOT_E2E_SYSTEMD=1 RACKBOOT_DEB=$$(realpath $$deb) $(GO) test -count=1 -timeout 60m -v -run TestPackageUnderSystemd ./testbed/systemdvm/
 
-# Discovery: VMs boot the discovery image, register, are validated and approved.
+# Discovery: VMs boot the testbed's CoreOS-shaped live image set (coreos_stream),
+# register, are validated and approved.
 e2e-discovery: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run Discovery ./testbed/e2e/...
 
@@ -75,9 +76,10 @@ e2e-discovery: build
 # OS image boots from disk under OVMF (first boot once), and rackboot's
 # Redfish driver drives the BMC emulator in front of a VM, and the install
 # Ignition of boot/installer applied by the real Ignition binary, and a CoreOS
-# discovery config's remote rackboot-agent fetched and verified by it.
+# discovery config's remote rackboot-agent fetched and verified by it, and the
+# CoreOS-shaped live ISO booting from a CD under SeaBIOS and OVMF.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk|TestE2ELiveISOBootsFromCD' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage ./testbed/coreosimage
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs, and its
 # install step writing a VM's virtio disk.

@@ -12,11 +12,10 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
-	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/isoimage"
 	"github.com/rackboot/rackboot/testbed/netns"
-	"github.com/rackboot/rackboot/testbed/osimage"
 )
 
 // bmhBackoff is the BMH controller's first backoff (bmhctl.DefaultBackoff).
@@ -60,16 +59,7 @@ func runBMC(t *testing.T, vms []bmhVM, wrong bool) {
 		t.Fatalf("RACKBOOT_E2E=1 but %v (make deps)", err)
 	}
 	ctx := t.Context()
-	art := discoveryImage(t, ctx)
-	img := osImage(t, ctx)
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseISO, err := isoimage.Build(ctx, cache, art.Kernel, art.Initrd)
-	if err != nil {
-		t.Fatalf("discovery ISO: %v", err)
-	}
+	m := liveMirror(t, ctx)
 	ns := newSegment(t, ctx)
 	if len(vms) > 1 {
 		if err := ns.AddTap(ctx, "tap1", bridge); err != nil {
@@ -77,7 +67,7 @@ func runBMC(t *testing.T, vms []bmhVM, wrong bool) {
 		}
 	}
 	dir := t.TempDir()
-	_, p, c := startWithConfig(t, ctx, ns, dir, bmcConfig(t, art, img, baseISO, dir, vms))
+	_, p, c := startWithConfig(t, ctx, ns, dir, bmcConfig(t, m, dir, vms))
 	clusters, infraEnvs := map[string]string{}, map[string]string{}
 	for _, v := range vms {
 		clusters[v.name], infraEnvs[v.name] = createSNO(t, ctx, ns, c, dir, v.ie)
@@ -133,11 +123,12 @@ func checkVendorPaths(t *testing.T, bed *bmcBed, vms []bmhVM) {
 
 // bmcConfig writes the user's role configs into dir/roles and returns
 // rackbootd's config for the BMC test: full DHCP with a reservation per
-// VM, the discovery profile for PXE, and an image set with the testbed
-// thresholds, the discovery ISO for virtual media and the OS disk image to
-// install. No default infra-env: the BMHs' labels say which infra-env a
-// MAC boots.
-func bmcConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, dir string, vms []bmhVM) string {
+// VM and the CoreOS-shaped image set of m with the testbed thresholds:
+// PXE hosts boot its live kernel, initramfs and rootfs, virtual-media
+// hosts its live ISO (the config in the embed area), and installing hosts
+// write its metal raw.xz with the user's role configs. No default
+// infra-env: the BMHs' labels say which infra-env a MAC boots.
+func bmcConfig(t *testing.T, m coreosimage.Mirror, dir string, vms []bmhVM) string {
 	t.Helper()
 	roleDir, err := installbed.WriteRoleConfigs(dir)
 	if err != nil {
@@ -147,27 +138,16 @@ func bmcConfig(t *testing.T, art image.Artifacts, img osimage.Image, baseISO, di
 	for _, v := range vms {
 		res = append(res, reservation{mac: v.mac, ip: v.ip, name: v.name})
 	}
-	return discoveryConfigHead(dir, art, res) + fmt.Sprintf(`
+	set := coreosimage.ImageSet{Name: discoveryImageSet, Version: "4.16", Mirror: m,
+		Extra: fmt.Sprintf("generator = \"user-configs\"\nrole_ignition_dir = %q\n", roleDir) + thresholdsTOML(testbedThresholds(), true)}
+	return discoveryConfigHead(t, dir, res) + fmt.Sprintf(`
 [engine]
 monitor_interval = "2s"
 install_timeout = %q
-
-# Virtual-media hosts boot base_iso; installing hosts get the testbed OS
-# disk image and the user's role configs.
-[[image_set]]
-name = "testbed"
-version = "4.16"
-cpu_arch = "x86_64"
-profile = "discovery"
-base_iso = %q
-disk_image = %q
-disk_image_sha256 = %q
-generator = "user-configs"
-role_ignition_dir = %q
 %s
 [api]
 admin_remote = true
-`, installbed.InstallTimeout, baseISO, img.Path, img.SHA256, roleDir, thresholdsTOML(testbedThresholds(), true))
+`, installbed.InstallTimeout, set.TOML())
 }
 
 // ctl runs rackbootctl inside ns as the admin and returns its output.

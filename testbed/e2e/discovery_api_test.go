@@ -2,19 +2,27 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rackboot/rackboot/boot/coreos"
+	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/cluster"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/validation"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
+	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
 )
@@ -105,9 +113,11 @@ func (e *engineServer) client() *apiClient {
 }
 
 // TestDiscoveryImageWithEngineAPI: three VMs (two SeaBIOS, one OVMF, with
-// different CPUs, RAM and disks) boot the discovery image directly (kernel
-// and initrd given to QEMU, the infra-env's discovery.ign appended as
-// rackbootd does), get reserved addresses and hostnames from dnsmasq, and
+// different CPUs, RAM and disks) boot the CoreOS-shaped live image set
+// directly (its kernel and live initramfs given to QEMU with seed 001's
+// arguments, the rootfs and rackboot-agent served in the namespace, the
+// infra-env's discovery.ign appended as rackbootd does, with the agent as
+// the remote file rackbootd adds for a CoreOS image set), get reserved addresses and hostnames from dnsmasq, and
 // their agents register with the engine's REST API (served in-process on a
 // real raft store). Their inventory matches the VMs, the small one fails a
 // hardware threshold and says why, all are approved; the engine is stopped
@@ -116,7 +126,7 @@ func (e *engineServer) client() *apiClient {
 func TestDiscoveryImageWithEngineAPI(t *testing.T) {
 	requireE2E(t, "dnsmasq", "gcc")
 	ctx := t.Context()
-	art := discoveryImage(t, ctx)
+	m := liveMirror(t, ctx)
 	ns := newSegment(t, ctx)
 	addTaps(t, ctx, ns)
 	dir := t.TempDir()
@@ -124,14 +134,16 @@ func TestDiscoveryImageWithEngineAPI(t *testing.T) {
 	c := eng.client()
 	ie := createInfraEnv(c)
 	ign := c.must(http.StatusOK, "GET", "/infra-envs/"+ie.ID+"/downloads/files?file_name=discovery.ign", nil, nil)
+	rootfsURL, agent := serveLive(t, ns, m, filepath.Join(dir, "http"))
 	initrd := filepath.Join(dir, "initrd.img")
-	writeInitrdWithIgnition(t, art.Initrd, initrd, string(ign))
+	writeInitrdWithIgnition(t, m.Initrd.Path, initrd, withRemoteAgent(t, ign, agent))
 	startDnsmasq(t, ctx, ns, dir)
 
 	started := time.Now()
 	var vms []*qemu.VM
+	args := coreos.LiveArgs(rootfsURL, coreosimage.ImageSetKernelArgs)
 	for _, h := range discoHosts {
-		vms = append(vms, startDiscoVM(t, ctx, ns, h, "-kernel", art.Kernel, "-initrd", initrd, "-append", "console=ttyS0"))
+		vms = append(vms, startDiscoVM(t, ctx, ns, h, "-kernel", m.Kernel.Path, "-initrd", initrd, "-append", args))
 	}
 	for i, h := range discoHosts {
 		waitAgent(t, ctx, h, vms[i], started)
@@ -148,6 +160,60 @@ func TestDiscoveryImageWithEngineAPI(t *testing.T) {
 	t.Logf("engine stopped and started again on %s", eng.dir)
 	checkAfterRestart(t, ctx, c, ie.ID, before, restarted)
 	assertAgentsCarriedOn(t, vms)
+}
+
+// liveAddr serves the live rootfs and rackboot-agent in the namespace.
+const liveAddr = serverIP + ":8081"
+
+// serveLive serves m's rootfs and this repository's bin/agent/amd64
+// rackboot-agent from dir on liveAddr, as rackbootd serves them for a
+// CoreOS image set, and returns the rootfs URL and the agent as Ignition
+// fetches it.
+func serveLive(t *testing.T, ns *netns.NS, m coreosimage.Mirror, dir string) (string, discovery.RemoteAgent) {
+	t.Helper()
+	root, err := image.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agent, err := os.ReadFile(filepath.Join(coreosimage.AgentDir(root), "amd64", "rackboot-agent"))
+	if err != nil {
+		t.Fatalf("rackboot-agent for amd64 (make build): %v", err)
+	}
+	rootfs, err := os.ReadFile(m.Rootfs.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"rootfs.img": rootfs, "rackboot-agent": agent} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	serveHTTP(t, ns, liveAddr, dir)
+	sum := sha512.Sum512(agent)
+	return "http://" + liveAddr + "/rootfs.img", discovery.RemoteAgent{URL: "http://" + liveAddr + "/rackboot-agent", SHA512: hex.EncodeToString(sum[:])}
+}
+
+// withRemoteAgent is the infra-env's discovery.ign merged into a config
+// that adds rackboot-agent as the remote file (verification.hash sha512,
+// mode 0755, at discovery.AgentBinary) rackbootd adds for a CoreOS image
+// set; the engine's download has no agent file (it knows no image set).
+func withRemoteAgent(t *testing.T, ign []byte, a discovery.RemoteAgent) string {
+	t.Helper()
+	hash := "sha512-" + a.SHA512
+	cfg := map[string]any{
+		"ignition": map[string]any{"version": "3.4.0", "config": map[string]any{"merge": []any{
+			map[string]any{"source": "data:;base64," + base64.StdEncoding.EncodeToString(ign)}}}},
+		"storage": map[string]any{"files": []any{map[string]any{"path": discovery.AgentBinary, "mode": 0o755,
+			"contents": map[string]any{"source": a.URL, "verification": map[string]any{"hash": hash}}}}},
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // agentToken is the token in the agent.conf that ign writes.

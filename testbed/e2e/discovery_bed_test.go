@@ -17,6 +17,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
@@ -60,25 +61,17 @@ func testbedThresholds() validation.Thresholds {
 	return th
 }
 
-// discoveryImage builds (or takes from the cache) the discovery image from
-// this repository's rackboot-agent and the pinned Ignition.
-func discoveryImage(t *testing.T, ctx context.Context) image.Artifacts {
+// liveMirror publishes (or takes from the cache) the CoreOS-shaped live
+// image set and metal image, with its stream.json, from this repository.
+func liveMirror(t *testing.T, ctx context.Context) coreosimage.Mirror {
 	t.Helper()
-	root, err := image.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	art, err := image.BuildDiscoveryFromSource(ctx, root, cache)
+	m, err := coreosimage.BuildDefault(ctx)
 	if err != nil {
-		t.Fatalf("building the discovery image: %v", err)
+		t.Fatalf("building the CoreOS-shaped images: %v", err)
 	}
-	t.Logf("discovery image ready in %s: %s", time.Since(start).Round(100*time.Millisecond), art.Initrd)
-	return art
+	t.Logf("CoreOS-shaped mirror ready in %s: %s", time.Since(start).Round(100*time.Millisecond), m.Stream)
+	return m
 }
 
 // addTaps adds the taps of discoHosts other than tap0 (newSegment's).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/validation"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
 )
@@ -20,10 +21,15 @@ type reservation struct{ mac, ip, name string }
 
 // discoveryConfigHead is the part of rackbootd's config that the discovery
 // and BMC tests share: the appliance at 10.99.0.1 on br0 with full DHCP and
-// a reservation per VM, TFTP for the iPXE binaries and the discovery image
-// as the profile "discovery". The caller appends its [engine],
-// [[image_set]] and [api] sections.
-func discoveryConfigHead(dir string, art image.Artifacts, res []reservation) string {
+// a reservation per VM, TFTP for the iPXE binaries and the agent_dir make
+// build fills (a CoreOS image set serves its rackboot-agent from there).
+// The caller appends its [engine], [[image_set]] and [api] sections.
+func discoveryConfigHead(t *testing.T, dir string, res []reservation) string {
+	t.Helper()
+	root, err := image.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var rs strings.Builder
 	for _, r := range res {
 		fmt.Fprintf(&rs, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", r.mac, r.ip, r.name)
@@ -33,6 +39,7 @@ data_dir = %q
 advertise = "10.99.0.1"
 http_listen = "10.99.0.1:8080"
 log_level = "debug"
+agent_dir = %q
 
 [dhcp]
 mode = "full"
@@ -46,42 +53,48 @@ lease_time = "1h"
 [tftp]
 listen = ":69"
 root = "/usr/lib/ipxe"
+`, filepath.Join(dir, "state"), coreosimage.AgentDir(root), rs.String())
+}
 
+// discoveryConfig is the rackbootd config of the discovery test:
+// full DHCP with a reservation (address and hostname) per discoHost,
+// "testbed" as the default infra-env, and the CoreOS-shaped image set
+// (coreos_stream, as a user's RHCOS mirror) with the testbed-small-vms
+// thresholds ([engine] keeps upstream's minimums).
+func discoveryConfig(t *testing.T, m coreosimage.Mirror, dir string) string {
+	var res []reservation
+	for _, h := range discoHosts {
+		res = append(res, reservation{mac: h.mac, ip: h.ip, name: h.name})
+	}
+	set := coreosimage.ImageSet{Name: discoveryImageSet, Mirror: m, Extra: thresholdsTOML(testbedThresholds(), false)}
+	return discoveryConfigHead(t, dir, res) + fmt.Sprintf(`
+[engine]
+default_infra_env = %q
+monitor_interval = "5s"
+
+# The VMs' infra-env (x86_64) boots this image set, so its hosts are
+# validated against its thresholds.
+%s
+# The test's API client is inside the namespace, not on loopback.
+[api]
+admin_remote = true
+`, discoveryInfraEnv, set.TOML())
+}
+
+// discoveryImageSet is the name of the discovery test's image set (its
+// rootfs is served at /images/<name>/rootfs.img).
+const discoveryImageSet = "testbed"
+
+// profileTOML is the [[profile]] "discovery" booting art, for the tests
+// still on the busybox discovery image.
+func profileTOML(art image.Artifacts) string {
+	return fmt.Sprintf(`
 [[profile]]
 name = "discovery"
 kernel = %q
 initrd = %q
 cmdline = "console=ttyS0"
-`, filepath.Join(dir, "state"), rs.String(), art.Kernel, art.Initrd)
-}
-
-// discoveryConfig is the rackbootd config of the discovery test:
-// full DHCP with a reservation (address and hostname) per discoHost, the
-// discovery image as the default profile, "testbed" as the default
-// infra-env, and an image set booting it with the testbed-small-vms
-// thresholds ([engine] keeps upstream's minimums).
-func discoveryConfig(art image.Artifacts, dir string) string {
-	var res []reservation
-	for _, h := range discoHosts {
-		res = append(res, reservation{mac: h.mac, ip: h.ip, name: h.name})
-	}
-	return discoveryConfigHead(dir, art, res) + fmt.Sprintf(`
-[engine]
-default_infra_env = %q
-default_profile = "discovery"
-monitor_interval = "5s"
-
-# The VMs' infra-env (x86_64) boots this image set, so its hosts are
-# validated against its thresholds.
-[[image_set]]
-name = "testbed"
-cpu_arch = "x86_64"
-profile = "discovery"
-%s
-# The test's API client is inside the namespace, not on loopback.
-[api]
-admin_remote = true
-`, discoveryInfraEnv, thresholdsTOML(testbedThresholds(), false))
+`, art.Kernel, art.Initrd)
 }
 
 // thresholdsTOML is the [image_set.thresholds] table of th; with

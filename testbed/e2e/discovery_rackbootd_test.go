@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/netns"
 	"github.com/rackboot/rackboot/testbed/qemu"
 )
@@ -18,7 +19,9 @@ import (
 const discoveryInfraEnv = "testbed"
 
 // TestDiscoveryFromRackbootd: three VMs (two SeaBIOS, one OVMF) network-boot
-// the discovery image from rackbootd, register with its REST API with
+// the CoreOS-shaped live image set from rackbootd (coreos_stream: seed 001's
+// script, the live initramfs fetching and checking coreos.live.rootfs_url,
+// rackboot-agent fetched by Ignition), register with its REST API with
 // inventory matching the VMs, are validated (the small one fails a hardware
 // threshold and says why) and approved; rackbootd is killed with SIGKILL
 // and started again: every host and its state is still there and every
@@ -26,11 +29,11 @@ const discoveryInfraEnv = "testbed"
 func TestDiscoveryFromRackbootd(t *testing.T) {
 	requireE2E(t, "gcc")
 	ctx := t.Context()
-	art := discoveryImage(t, ctx)
+	m := liveMirror(t, ctx)
 	ns := newSegment(t, ctx)
 	addTaps(t, ctx, ns)
 	dir := t.TempDir()
-	cfg, p, c := startWithConfig(t, ctx, ns, dir, discoveryConfig(art, dir))
+	cfg, p, c := startWithConfig(t, ctx, ns, dir, discoveryConfig(t, m, dir))
 	createInfraEnvNamed(c, discoveryInfraEnv)
 	ie := infraEnvByName(c, discoveryInfraEnv)
 
@@ -41,7 +44,7 @@ func TestDiscoveryFromRackbootd(t *testing.T) {
 	}
 	for i, h := range discoHosts {
 		waitAgent(t, ctx, h, vms[i], started)
-		assertDiscoveryBoot(t, vms[i].Console(), p.out.String(), h)
+		assertDiscoveryBoot(t, m, vms[i].Console(), p.out.String(), h)
 	}
 	before := checkDiscovery(t, ctx, c, ie.ID, started, approveWithCtl(t, ctx, ns, c, ie.ID))
 	for i, h := range discoHosts {
@@ -61,10 +64,12 @@ func TestDiscoveryFromRackbootd(t *testing.T) {
 
 // assertDiscoveryBoot: the VM went through rackbootd's boot chain (its
 // console shows iPXE fetching this MAC's script, initrd and kernel, and
-// OVMF's own PXE first under UEFI) and rackbootd served that initrd and
-// kernel whole. iPXE's "... ok" after a 20 MB download is not looked for:
+// OVMF's own PXE first under UEFI), rackbootd served that initrd and
+// kernel whole, the live initramfs took the rootfs the stream names from
+// coreos.live.rootfs_url (its sha256 checked) and Ignition fetched
+// rackboot-agent from rackbootd. iPXE's "... ok" after a 20 MB download is not looked for:
 // its progress output on a slow serial console can swallow it.
-func assertDiscoveryBoot(t *testing.T, console, server string, h discoHost) {
+func assertDiscoveryBoot(t *testing.T, m coreosimage.Mirror, console, server string, h discoHost) {
 	t.Helper()
 	path := "/boot/" + strings.ReplaceAll(h.mac, ":", "-")
 	want := []string{"iPXE initialising devices", "Filename: http://" + serverIP + ":8080" + path + "/script.ipxe",
@@ -85,6 +90,18 @@ func assertDiscoveryBoot(t *testing.T, console, server string, h discoHost) {
 		if !strings.Contains(server, "path="+path+"/"+f+" status=200") {
 			t.Errorf("%s: rackbootd never served %s/%s whole (status 200)", h.name, path, f)
 		}
+	}
+	for _, p := range []string{"/images/" + discoveryImageSet + "/rootfs.img", "/agent/amd64/rackboot-agent"} {
+		if !strings.Contains(server, "path="+p+" status=200") {
+			t.Errorf("%s: rackbootd never served %s whole (status 200)", h.name, p)
+		}
+	}
+	rootfs := "RACKBOOT-ROOTFS sha256=" + m.Rootfs.SHA256 + " source=http://" + serverIP + ":8080/images/" + discoveryImageSet + "/rootfs.img"
+	if !strings.Contains(console, rootfs) {
+		t.Errorf("%s: the console does not show %q", h.name, rootfs)
+	}
+	if strings.Contains(console, "RACKBOOT-INIT") && !strings.Contains(console, "image=coreos-live") {
+		t.Errorf("%s: did not boot the live initramfs", h.name)
 	}
 }
 

@@ -10,50 +10,34 @@ import (
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/ha"
-	"github.com/rackboot/rackboot/testbed/image"
-	"github.com/rackboot/rackboot/testbed/osimage"
 )
 
 // haInstallExtra is installbed's install settings for a testbed/ha rack:
-// the discovery profile, the engine's default infra-env and install
-// timeout, and the image set installing the testbed OS with the user's
-// role configs (the same disk image path on every appliance).
-func haInstallExtra(t *testing.T, art image.Artifacts, img osimage.Image, dir string) string {
+// the engine's default infra-env and install timeout, and the
+// CoreOS-shaped image set (the same stream on every appliance) installing
+// its metal raw.xz with the user's role configs.
+func haInstallExtra(t *testing.T, m coreosimage.Mirror, dir string) string {
 	t.Helper()
 	roleDir, err := installbed.WriteRoleConfigs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf(`[[profile]]
-name = "discovery"
-kernel = %q
-initrd = %q
-cmdline = "console=ttyS0"
-
-[engine]
-default_infra_env = %q
-default_profile = "discovery"
-monitor_interval = "2s"
-install_timeout = %q
-
-[[image_set]]
-name = %q
-version = "4.16"
-cpu_arch = "x86_64"
-profile = "discovery"
-disk_image = %q
-disk_image_sha256 = %q
-generator = "user-configs"
+	set := coreosimage.ImageSet{Name: installbed.ImageSetName, Version: "4.16", Mirror: m, Extra: fmt.Sprintf(`generator = "user-configs"
 role_ignition_dir = %q
 [image_set.thresholds]
 profile = %q
 master = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
 worker = { cpu_cores = 1, memory_mib = 1024, disk_gb = 20 }
 single_node = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
-`, art.Kernel, art.Initrd, installbed.InfraEnvName, installbed.InstallTimeout, installbed.ImageSetName,
-		img.Path, img.SHA256, roleDir, installbed.ThresholdsProfile)
+`, roleDir, installbed.ThresholdsProfile)}
+	return fmt.Sprintf(`[engine]
+default_infra_env = %q
+monitor_interval = "2s"
+install_timeout = %q
+%s`, installbed.InfraEnvName, installbed.InstallTimeout, set.TOML())
 }
 
 // haCtl runs rackbootctl against the rack's service address.
@@ -77,13 +61,12 @@ func haCtl(t *testing.T, r *ha.Rack, args ...string) string {
 func TestHAKillLeaderDuringInstall(t *testing.T) {
 	requireE2E(t, "gcc", "sgdisk", "mcopy", "objcopy")
 	ctx := t.Context()
-	art := discoveryImage(t, ctx)
-	img := osImage(t, ctx)
+	m := liveMirror(t, ctx)
 	node := installbed.Nodes("hasno", 0, 1)[0]
 	dir := t.TempDir()
-	dhcp, _ := haRackConfig(art, nil)
+	dhcp, _ := haRackConfig(m, nil)
 	dhcp += fmt.Sprintf("\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", node.MAC, node.IP, node.Name)
-	r, err := ha.New(ctx, ha.Options{Dir: dir, Logf: t.Logf, DHCP: dhcp, Extra: haInstallExtra(t, art, img, dir),
+	r, err := ha.New(ctx, ha.Options{Dir: dir, Logf: t.Logf, DHCP: dhcp, Extra: haInstallExtra(t, m, dir), AgentDir: haAgentDir(t),
 		Binary: os.Getenv("RACKBOOTD")})
 	if err != nil {
 		t.Fatal(err)

@@ -10,42 +10,38 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/ha"
 	"github.com/rackboot/rackboot/testbed/image"
 )
 
 // haRackConfig is the [dhcp] table (with a reservation per VM) and the
-// discovery settings of writeDiscoveryConfig, for a testbed/ha rack.
-func haRackConfig(art image.Artifacts, hosts []discoHost) (dhcp, extra string) {
+// discovery settings of discoveryConfig (the CoreOS-shaped image set of
+// m), for a testbed/ha rack (whose nodes need haAgentDir).
+func haRackConfig(m coreosimage.Mirror, hosts []discoHost) (dhcp, extra string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[dhcp]\nmode = \"full\"\ninterfaces = [\"eth0\"]\nsubnet = %q\nrange = [%q, %q]\nrouter = %q\ndns = [%q]\nlease_time = \"1h\"\n",
 		ha.Subnet, ha.RangeStart, ha.RangeEnd, ha.ServiceAddr, ha.ServiceAddr)
 	for _, h := range hosts {
 		fmt.Fprintf(&b, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", h.mac, h.ip, h.name)
 	}
-	th := testbedThresholds()
-	extra = fmt.Sprintf(`[[profile]]
-name = "discovery"
-kernel = %q
-initrd = %q
-cmdline = "console=ttyS0"
-
-[engine]
+	set := coreosimage.ImageSet{Name: discoveryImageSet, Mirror: m, Extra: thresholdsTOML(testbedThresholds(), false)}
+	extra = fmt.Sprintf(`[engine]
 default_infra_env = %q
-default_profile = "discovery"
 monitor_interval = "5s"
-
-[[image_set]]
-name = "testbed"
-cpu_arch = "x86_64"
-profile = "discovery"
-[image_set.thresholds]
-profile = %q
-master = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
-worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
-`, art.Kernel, art.Initrd, discoveryInfraEnv, th.Profile,
-		th.Master.CPUCores, th.Master.MemoryMiB, th.Master.DiskGB, th.Worker.CPUCores, th.Worker.MemoryMiB, th.Worker.DiskGB)
+%s`, discoveryInfraEnv, set.TOML())
 	return b.String(), extra
+}
+
+// haAgentDir is the agent_dir of the rack's nodes: this repository's
+// bin/agent (make build).
+func haAgentDir(t *testing.T) string {
+	t.Helper()
+	root, err := image.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return coreosimage.AgentDir(root)
 }
 
 // TestHAKillLeaderWhileRegistering: three appliances (testbed/ha) on the
@@ -57,11 +53,12 @@ worker = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }
 func TestHAKillLeaderWhileRegistering(t *testing.T) {
 	requireE2E(t, "gcc")
 	ctx := t.Context()
-	art := discoveryImage(t, ctx)
+	m := liveMirror(t, ctx)
 	host := discoHosts[0]
-	dhcp, extra := haRackConfig(art, []discoHost{host})
+	dhcp, extra := haRackConfig(m, []discoHost{host})
 	// RACKBOOTD names another rackbootd build than bin/rackbootd.
-	r, err := ha.New(ctx, ha.Options{Dir: t.TempDir(), Logf: t.Logf, DHCP: dhcp, Extra: extra, Binary: os.Getenv("RACKBOOTD")})
+	r, err := ha.New(ctx, ha.Options{Dir: t.TempDir(), Logf: t.Logf, DHCP: dhcp, Extra: extra, AgentDir: haAgentDir(t),
+		Binary: os.Getenv("RACKBOOTD")})
 	if err != nil {
 		t.Fatal(err)
 	}

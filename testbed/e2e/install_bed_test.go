@@ -11,6 +11,7 @@ import (
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/osimage"
@@ -50,14 +51,17 @@ func newInstallBed(t *testing.T, nodes []installbed.Node, generator string) *ins
 	t.Helper()
 	requireE2E(t, "gcc", "sgdisk", "mcopy", "objcopy")
 	ctx := t.Context()
-	art := discoveryImage(t, ctx)
-	img := osImage(t, ctx)
+	m := liveMirror(t, ctx)
+	root, err := image.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := os.Getenv("RACKBOOT_E2E_RACKBOOTD") // a daemon built elsewhere (its rackbootctl next to it)
 	if bin == "" {
 		bin = rackbootd(t)
 	}
 	bed, err := installbed.Start(ctx, installbed.Options{Rackbootd: bin, Rackbootctl: filepath.Join(filepath.Dir(bin), "rackbootctl"),
-		Discovery: art, OS: img, Generator: generator, Nodes: nodes, Dir: t.TempDir()})
+		Mirror: m, AgentDir: coreosimage.AgentDir(root), Generator: generator, Nodes: nodes, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

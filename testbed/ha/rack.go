@@ -52,6 +52,9 @@ type Options struct {
 	// Extra is appended to every node's default configuration (profiles,
 	// image sets, reservations).
 	Extra string
+	// AgentDir is [server] agent_dir, where a CoreOS image set's
+	// rackboot-agent is (coreosimage.AgentDir); "" leaves it out.
+	AgentDir string
 	// LeaseTime is the DHCP lease time (default 1h).
 	LeaseTime time.Duration
 	// DHCP, when set, replaces the default [dhcp] table (full mode on
@@ -234,12 +237,16 @@ func (r *Rack) defaultConfig(n *Node) string {
 		dhcp = fmt.Sprintf("[dhcp]\nmode = \"full\"\ninterfaces = [\"eth0\"]\nsubnet = %q\nrange = [%q, %q]\nlease_time = %q\n",
 			Subnet, RangeStart, RangeEnd, r.opts.LeaseTime.String())
 	}
+	agentDir := ""
+	if r.opts.AgentDir != "" {
+		agentDir = fmt.Sprintf("agent_dir = %q\n", r.opts.AgentDir)
+	}
 	return fmt.Sprintf(`[server]
 data_dir = %q
 advertise = %q
 http_listen = "0.0.0.0:%d"
 log_level = %q
-
+%s
 %s
 [tftp]
 listen = ":69"
@@ -250,7 +257,7 @@ admin_remote = true
 
 %s
 %s
-`, n.DataDir(), ServiceAddr, HTTPPort, r.opts.LogLevel, dhcp, cluster, r.opts.Extra)
+`, n.DataDir(), ServiceAddr, HTTPPort, r.opts.LogLevel, agentDir, dhcp, cluster, r.opts.Extra)
 }
 
 // Start starts every node that is not running, then waits until each

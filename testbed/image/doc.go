@@ -8,13 +8,12 @@
 // gave that machine. ParseLease and ParseIgnition read those reports back
 // from a console log.
 //
-// BuildDiscovery (and BuildDiscoveryFromSource, which first compiles
-// rackboot-agent and Ignition with BuildAgent and BuildIgnition) makes the
-// discovery image instead: the same kernel and busybox with the real
-// Ignition binary, rackboot-agent and small useradd/usermod/groupadd
-// scripts; its /init applies /config.ign with Ignition's fetch-offline,
-// fetch and files stages and then runs the agent until the machine is
-// switched off. testbed/README.md says why and how.
+// BuildIgnition compiles the real Ignition binary (static) that the
+// testbed's other images carry; DiscoveryFiles are the account databases,
+// udhcpc script and useradd/usermod/groupadd scripts such an image needs,
+// and RunIgnition runs Ignition's stages on a root as they do. The
+// discovery image is CoreOS-shaped and has no rackboot-agent built in
+// (testbed/coreosimage); testbed/README.md says why and how.
 //
 // AppendLayer puts a test's own files (its /init, a binary) on top of a
 // built initrd as one more cpio, as rackbootd appends config.ign.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,19 +29,6 @@ const ignitionLDFlags = "-s -w -linkmode external -extldflags -static" +
 
 // staticBlkid is the archive the static link of Ignition needs (libblkid-dev).
 const staticBlkid = "/usr/lib/x86_64-linux-gnu/libblkid.a"
-
-// BuildAgent compiles ./cmd/rackboot-agent of the repository at repoRoot
-// with CGO_ENABLED=0 into dir and returns the binary's path.
-func BuildAgent(ctx context.Context, repoRoot, dir string) (string, error) {
-	out := filepath.Join(dir, "rackboot-agent")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", out, "./cmd/rackboot-agent")
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%w: go build ./cmd/rackboot-agent: %w: %s", ErrBinary, err, bytes.TrimSpace(msg))
-	}
-	return out, nil
-}
 
 // BuildIgnition compiles Ignition's binary from the testbed/ignition module
 // of repoRoot: statically linked with cgo (it needs gcc and libblkid-dev).
@@ -108,21 +96,18 @@ func lastLines(b []byte, n int) string {
 	return string(bytes.Join(lines, []byte("\n")))
 }
 
-// BuildDiscoveryFromSource builds rackboot-agent and Ignition from the
-// repository at repoRoot and then the discovery image, all under cacheDir.
-func BuildDiscoveryFromSource(ctx context.Context, repoRoot, cacheDir string) (Artifacts, error) {
-	ign, err := BuildIgnition(ctx, repoRoot, cacheDir)
+// ErrBinary is returned when a binary of the testbed's images cannot be
+// built or read.
+var ErrBinary = errors.New("image: binary")
+
+func hashFile(w io.Writer, name string) error {
+	f, err := os.Open(name)
 	if err != nil {
-		return Artifacts{}, err
+		return fmt.Errorf("%w: %w", ErrBinary, err)
 	}
-	tmp, err := os.MkdirTemp(cacheDir, ".agent-")
-	if err != nil {
-		return Artifacts{}, fmt.Errorf("image: %w", err)
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("%w: %w", ErrBinary, err)
 	}
-	defer os.RemoveAll(tmp)
-	agent, err := BuildAgent(ctx, repoRoot, tmp)
-	if err != nil {
-		return Artifacts{}, err
-	}
-	return BuildDiscovery(ctx, cacheDir, DiscoveryBinaries{Agent: agent, Ignition: ign})
+	return nil
 }

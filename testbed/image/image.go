@@ -55,7 +55,7 @@ func Build(ctx context.Context, cacheDir string) (Artifacts, error) {
 	return cachedBuild(ctx, cacheDir, name, modules, write)
 }
 
-// cachedBuild is what Build and BuildDiscovery share: under cacheDir's lock,
+// cachedBuild is Build's cache: under cacheDir's lock,
 // it fetches the kernel package, names the image with name (from the
 // package's file name and whatever else goes into the image) and returns
 // the image of that name, building it first when it is not there.

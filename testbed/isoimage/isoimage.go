@@ -95,14 +95,31 @@ func CheckTools() error {
 	return nil
 }
 
-// build lays out the tree in stage and runs xorriso; it returns the ISO.
+// build lays out the discovery ISO's tree in stage and runs xorriso; it
+// returns the ISO.
 func build(ctx context.Context, stage, kernel, initrd string) (string, error) {
-	tree := filepath.Join(stage, "tree")
 	files, err := treeFiles()
 	if err != nil {
 		return "", err
 	}
-	for name, data := range files {
+	return buildTree(ctx, stage, treeSpec{label: "RACKBOOT_DISCOVERY", files: files,
+		grafts: []string{"/images/vmlinuz=" + kernel, "/images/initrd.img=" + initrd}})
+}
+
+// treeSpec is what an ISO holds besides its bootloaders: the volume label,
+// the generated files (by path) and host files grafted in ("/path=file").
+type treeSpec struct {
+	label  string
+	files  map[string][]byte
+	grafts []string
+}
+
+// buildTree writes spec's files and the EFI image into stage and runs
+// xorriso (isolinux for BIOS, GRUB for UEFI, hybrid MBR and GPT); it
+// returns the ISO.
+func buildTree(ctx context.Context, stage string, spec treeSpec) (string, error) {
+	tree := filepath.Join(stage, "tree")
+	for name, data := range spec.files {
 		if err := writeFile(filepath.Join(tree, name), data); err != nil {
 			return "", err
 		}
@@ -110,16 +127,15 @@ func build(ctx context.Context, stage, kernel, initrd string) (string, error) {
 	if err := efiImage(ctx, stage, filepath.Join(tree, "images", "efiboot.img")); err != nil {
 		return "", err
 	}
-	iso := filepath.Join(stage, "discovery.iso")
-	err = run(ctx, "xorriso", "-as", "mkisofs", "-quiet", "-R", "-J", "-V", "RACKBOOT_DISCOVERY", "-o", iso,
+	iso := filepath.Join(stage, "out.iso")
+	args := []string{"-as", "mkisofs", "-quiet", "-R", "-J", "-V", spec.label, "-o", iso,
 		"-isohybrid-mbr", IsohdpfxBin,
 		"-b", "isolinux/isolinux.bin", "-c", "isolinux/boot.cat",
 		"-no-emul-boot", "-boot-load-size", "4", "-boot-info-table",
 		"-eltorito-alt-boot", "-e", "images/efiboot.img", "-no-emul-boot", "-isohybrid-gpt-basdat",
-		"-graft-points", "/="+tree,
-		"/isolinux/isolinux.bin="+IsolinuxBin, "/isolinux/ldlinux.c32="+LdlinuxC32,
-		"/images/vmlinuz="+kernel, "/images/initrd.img="+initrd)
-	return iso, err
+		"-graft-points", "/=" + tree,
+		"/isolinux/isolinux.bin=" + IsolinuxBin, "/isolinux/ldlinux.c32=" + LdlinuxC32}
+	return iso, run(ctx, "xorriso", append(args, spec.grafts...)...)
 }
 
 // treeFiles are the generated files of the ISO, by path.

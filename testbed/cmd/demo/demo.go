@@ -12,10 +12,10 @@ import (
 
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/netns"
-	"github.com/rackboot/rackboot/testbed/osimage"
 )
 
 type options struct {
@@ -54,7 +54,11 @@ func run(ctx context.Context, o options) error {
 			return fmt.Errorf("%w (run make build)", err)
 		}
 	}
-	art, img, err := images(ctx)
+	m, err := images(ctx)
+	if err != nil {
+		return err
+	}
+	root, err := image.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -70,8 +74,8 @@ func run(ctx context.Context, o options) error {
 	}
 	defer log.Close()
 	step(fmt.Sprintf("starting rackbootd in a network namespace (br0 10.99.0.1/24, a tap per VM); its log: %s", log.Name()))
-	bed, err := installbed.Start(ctx, installbed.Options{Rackbootd: daemon, Rackbootctl: ctl, Discovery: art, OS: img,
-		Nodes: nodes, Dir: work, Log: log})
+	bed, err := installbed.Start(ctx, installbed.Options{Rackbootd: daemon, Rackbootctl: ctl, Mirror: m,
+		AgentDir: coreosimage.AgentDir(root), Nodes: nodes, Dir: work, Log: log})
 	if err != nil {
 		return err
 	}
@@ -83,29 +87,18 @@ func run(ctx context.Context, o options) error {
 	return err
 }
 
-// images builds (or takes from the cache) the discovery image and the OS
-// disk image.
-func images(ctx context.Context) (image.Artifacts, osimage.Image, error) {
+// images publishes (or takes from the cache) the CoreOS-shaped live image
+// set and the OS disk image as a stream mirror.
+func images(ctx context.Context) (coreosimage.Mirror, error) {
 	step("building the testbed images (cached after the first run)")
-	root, err := image.RepoRoot()
+	m, err := coreosimage.BuildDefault(ctx)
 	if err != nil {
-		return image.Artifacts{}, osimage.Image{}, err
+		return m, fmt.Errorf("building the CoreOS-shaped images: %w", err)
 	}
-	cache, err := image.DefaultCacheDir()
-	if err != nil {
-		return image.Artifacts{}, osimage.Image{}, err
-	}
-	art, err := image.BuildDiscoveryFromSource(ctx, root, cache)
-	if err != nil {
-		return art, osimage.Image{}, fmt.Errorf("building the discovery image: %w", err)
-	}
-	fmt.Printf("discovery image: Debian kernel + busybox initrd with rackboot-agent and Ignition (%s)\n", art.Initrd)
-	img, err := osimage.BuildFromSource(ctx, root, cache)
-	if err != nil {
-		return art, img, fmt.Errorf("building the OS disk image: %w", err)
-	}
-	fmt.Printf("OS disk image:   %d MiB raw GPT disk, UEFI, sha256 %s…\n", img.Size>>20, img.SHA256[:16])
-	return art, img, nil
+	fmt.Printf("live image set:  Debian kernel, busybox live initramfs with Ignition, rootfs, live ISO (%s)\n", m.ISO.Path)
+	fmt.Printf("OS disk image:   metal raw.xz, sha256 %s…\n", m.Metal.SHA256[:16])
+	fmt.Printf("stream:          %s (the image set's coreos_stream)\n", m.Stream)
+	return m, nil
 }
 
 // cluster is the demo's nodes and their roles.

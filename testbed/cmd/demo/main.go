@@ -1,9 +1,11 @@
 // Command demo is `make demo`: rackboot's main job on one machine. As root
-// it builds the testbed images (the discovery image and the installable OS
-// disk image), makes a private network namespace with a bridge and a tap per
-// VM, starts bin/rackbootd there with a testbed config (full DHCP, the
-// discovery image, and an image set installing the testbed OS with the
-// user's role Ignition configs), and then does what a user does with
+// it builds the testbed images (the CoreOS-shaped live image set and the
+// installable OS disk image, published with a stream.json by
+// testbed/coreosimage), makes a private network namespace with a bridge and
+// a tap per VM, starts bin/rackbootd there with a testbed config (full
+// DHCP, and an image set taking that stream with coreos_stream, booting its
+// live images and installing its metal raw.xz with the user's role
+// Ignition configs), and then does what a user does with
 // rackbootctl: creates a cluster of three control-plane nodes and one
 // worker (DEMO=sno or -sno: a single node), powers the VMs on (OVMF, an
 // empty virtio disk tried before the network; two at a time), approves the

@@ -1,11 +1,7 @@
 // Command mkimage builds the testbed boot image (kernel + busybox initrd)
 // into a cache directory and prints the paths of the two files:
 //
-//	go run ./testbed/cmd/mkimage [-cache DIR] [-discovery | -os]
-//
-// With -discovery it builds the discovery image instead: rackboot-agent and
-// Ignition (from this repository) in the initrd, an /init that applies
-// /config.ign and runs the agent.
+//	go run ./testbed/cmd/mkimage [-cache DIR] [-os | -coreos]
 //
 // With -os it builds the installable OS disk image (testbed/osimage) and
 // prints its path, sha256 and size instead:
@@ -13,6 +9,14 @@
 //	disk=/.../disk.img
 //	sha256=...
 //	size=...
+//
+// With -coreos it publishes the CoreOS-shaped mirror (testbed/coreosimage:
+// live ISO, PXE kernel, initramfs and rootfs, the OS image as raw.xz) and
+// prints the paths an [[image_set]] takes (coreos_stream = the stream):
+//
+//	stream=/.../stream.json
+//	iso=/.../rackboot-testbed-live.x86_64.iso
+//	kernel=...  initramfs=...  rootfs=...  metal=...  (one per line)
 //
 // The default cache is $RACKBOOT_CACHE, else <repo>/.cache/testbed.
 package main
@@ -24,20 +28,24 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/image"
 	"github.com/rackboot/rackboot/testbed/osimage"
 )
 
 func main() {
 	cache := flag.String("cache", "", "cache directory (default $RACKBOOT_CACHE or <repo>/.cache/testbed)")
-	discovery := flag.Bool("discovery", false, "build the discovery image (rackboot-agent + Ignition)")
 	osImage := flag.Bool("os", false, "build the installable OS disk image (testbed/osimage)")
+	coreOS := flag.Bool("coreos", false, "publish the CoreOS-shaped live image set and metal image with a stream.json (testbed/coreosimage)")
 	flag.Parse()
 	var err error
-	if *osImage {
+	switch {
+	case *coreOS:
+		err = runCoreOS(*cache)
+	case *osImage:
 		err = runOS(*cache)
-	} else {
-		err = run(*cache, *discovery)
+	default:
+		err = run(*cache)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkimage:", err)
@@ -72,24 +80,35 @@ func runOS(cache string) error {
 	return nil
 }
 
-func run(cache string, discovery bool) error {
+// runCoreOS publishes the CoreOS-shaped mirror from this repository.
+func runCoreOS(cache string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cache, err := cacheDir(cache)
 	if err != nil {
 		return err
 	}
-	build := image.Build
-	if discovery {
-		build = func(ctx context.Context, cache string) (image.Artifacts, error) {
-			root, err := image.RepoRoot()
-			if err != nil {
-				return image.Artifacts{}, err
-			}
-			return image.BuildDiscoveryFromSource(ctx, root, cache)
-		}
+	root, err := image.RepoRoot()
+	if err != nil {
+		return err
 	}
-	art, err := build(ctx, cache)
+	m, err := coreosimage.BuildFromSource(ctx, root, cache)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("stream=%s\niso=%s\nkernel=%s\ninitramfs=%s\nrootfs=%s\nmetal=%s\n",
+		m.Stream, m.ISO.Path, m.Kernel.Path, m.Initrd.Path, m.Rootfs.Path, m.Metal.Path)
+	return nil
+}
+
+func run(cache string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cache, err := cacheDir(cache)
+	if err != nil {
+		return err
+	}
+	art, err := image.Build(ctx, cache)
 	if err != nil {
 		return err
 	}

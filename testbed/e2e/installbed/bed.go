@@ -15,9 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/coreosimage"
 	"github.com/rackboot/rackboot/testbed/netns"
-	"github.com/rackboot/rackboot/testbed/osimage"
 	"github.com/rackboot/rackboot/testbed/qemu"
 )
 
@@ -70,12 +69,15 @@ func Nodes(prefix string, first, n int) []Node {
 	return out
 }
 
-// Options are what Start needs. Rackbootd, Rackbootctl, Discovery, OS and
-// Dir are required.
+// Options are what Start needs. Rackbootd, Rackbootctl, Mirror, AgentDir
+// and Dir are required.
 type Options struct {
 	Rackbootd, Rackbootctl string
-	Discovery              image.Artifacts
-	OS                     osimage.Image
+	// Mirror is the CoreOS-shaped stream the image set takes: hosts boot
+	// its live images and install its metal raw.xz.
+	Mirror coreosimage.Mirror
+	// AgentDir is [server] agent_dir (coreosimage.AgentDir).
+	AgentDir string
 	// Generator is GeneratorUserConfigs (the default: roles/*.ign) or
 	// GeneratorOpenShiftInstall (the stand-in, which writes credentials).
 	Generator string
@@ -105,8 +107,8 @@ type Bed struct {
 // Start builds the namespace (bridge, a tap per node), writes the config
 // and runs rackbootd until it answers /healthz. Close undoes it all.
 func Start(ctx context.Context, o Options) (*Bed, error) {
-	if o.Rackbootd == "" || o.Rackbootctl == "" || o.Discovery.Kernel == "" || o.OS.Path == "" || o.Dir == "" {
-		return nil, fmt.Errorf("%w: Rackbootd, Rackbootctl, Discovery, OS and Dir are required", ErrBed)
+	if o.Rackbootd == "" || o.Rackbootctl == "" || o.Mirror.Stream == "" || o.AgentDir == "" || o.Dir == "" {
+		return nil, fmt.Errorf("%w: Rackbootd, Rackbootctl, Mirror, AgentDir and Dir are required", ErrBed)
 	}
 	if o.Generator == "" {
 		o.Generator = GeneratorUserConfigs

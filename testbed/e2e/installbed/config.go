@@ -1,6 +1,8 @@
 package installbed
 
 import (
+	"github.com/rackboot/rackboot/testbed/coreosimage"
+
 	"embed"
 	"fmt"
 	"os"
@@ -69,6 +71,7 @@ func (b *Bed) writeConfig() (string, error) {
 		}
 		generator = "generator = \"openshift-install\"\nopenshift_install = " + fmt.Sprintf("%q", bin)
 	}
+	set := coreosimage.ImageSet{Name: ImageSetName, Version: "4.16", Mirror: b.opts.Mirror, Extra: generator + "\n" + thresholds}
 	var res strings.Builder
 	for _, n := range b.opts.Nodes {
 		fmt.Fprintf(&res, "\n[[dhcp.reservation]]\nmac = %q\nip = %q\nhostname = %q\n", n.MAC, n.IP, n.Name)
@@ -78,6 +81,7 @@ data_dir = %q
 advertise = %q
 http_listen = "%s:8080"
 log_level = "debug"
+agent_dir = %q
 
 [dhcp]
 mode = "full"
@@ -92,36 +96,21 @@ lease_time = "1h"
 listen = ":69"
 root = "/usr/lib/ipxe"
 
-[[profile]]
-name = "discovery"
-kernel = %q
-initrd = %q
-cmdline = "console=ttyS0"
-
 [engine]
 default_infra_env = %q
-default_profile = "discovery"
 monitor_interval = "2s"
 install_timeout = %q
 
-# The cluster installs this image set: the testbed OS disk image and the
-# role Ignition of the generator below. Its hosts are validated against
-# the testbed thresholds.
-[[image_set]]
-name = %q
-version = "4.16"
-cpu_arch = "x86_64"
-profile = "discovery"
-disk_image = %q
-disk_image_sha256 = %q
-%s
+# The cluster boots and installs this image set: the CoreOS-shaped live
+# images and metal raw.xz of the testbed's stream, and the role Ignition
+# of the generator below. Its hosts are validated against the testbed
+# thresholds.
 %s
 # The API client (rackbootctl) runs inside the namespace, not on loopback.
 [api]
 admin_remote = true
-`, filepath.Join(b.Dir, "state"), ServerIP, ServerIP, Bridge, ServerIP, ServerIP, res.String(),
-		b.opts.Discovery.Kernel, b.opts.Discovery.Initrd, InfraEnvName, InstallTimeout,
-		ImageSetName, b.opts.OS.Path, b.opts.OS.SHA256, generator, thresholds)
+`, filepath.Join(b.Dir, "state"), ServerIP, ServerIP, b.opts.AgentDir, Bridge, ServerIP, ServerIP, res.String(),
+		InfraEnvName, InstallTimeout, set.TOML())
 	path := filepath.Join(b.Dir, "rackboot.toml")
 	return path, os.WriteFile(path, []byte(toml), 0o644)
 }
