@@ -104,7 +104,8 @@ func thresholdsTOML(th validation.Thresholds, singleNode bool) string {
 	row := func(name string, r validation.Requirements) string {
 		return fmt.Sprintf("%s = { cpu_cores = %d, memory_mib = %d, disk_gb = %d }\n", name, r.CPUCores, r.MemoryMiB, r.DiskGB)
 	}
-	s := fmt.Sprintf("[image_set.thresholds]\nprofile = %q\n", th.Profile) + row("master", th.Master) + row("worker", th.Worker)
+	s := fmt.Sprintf("[image_set.thresholds]\nprofile = %q\ninstallation_disk_speed_threshold_ms = %d\n", th.Profile, th.DiskSpeedThresholdMs) +
+		row("master", th.Master) + row("worker", th.Worker)
 	if singleNode {
 		s += row("single_node", th.Master)
 	}

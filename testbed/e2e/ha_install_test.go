@@ -29,10 +29,11 @@ func haInstallExtra(t *testing.T, m coreosimage.Mirror, dir string) string {
 role_ignition_dir = %q
 [image_set.thresholds]
 profile = %q
+installation_disk_speed_threshold_ms = %s
 master = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
 worker = { cpu_cores = 1, memory_mib = 1024, disk_gb = 20 }
 single_node = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
-`, roleDir, installbed.ThresholdsProfile)}
+`, roleDir, installbed.ThresholdsProfile, installbed.DiskSpeedThresholdMs)}
 	return fmt.Sprintf(`[engine]
 default_infra_env = %q
 monitor_interval = "2s"
