@@ -25,7 +25,7 @@ const (
 	ThresholdsProfile = "testbed-small-vms"
 	// DiskSpeedThresholdMs is the profile's installation-disk-speed limit.
 	DiskSpeedThresholdMs = "2000"
-	thresholds        = `[image_set.thresholds]
+	thresholds           = `[image_set.thresholds]
 profile = "` + ThresholdsProfile + `"
 installation_disk_speed_threshold_ms = ` + DiskSpeedThresholdMs + `
 master = { cpu_cores = 2, memory_mib = 1024, disk_gb = 20 }
