@@ -61,7 +61,7 @@ func TestInstallInQEMU(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := fakesvc.New(installInfraEnv, installToken)
-	e := &installEnv{t: t, image: testImage(), config: testConfig(1000), url: "http://192.0.2.1:8090"}
+	e := &installEnv{t: t, image: testImage(t), config: testConfig(1000), url: "http://192.0.2.1:8090"}
 	srv := &http.Server{Handler: e.handler(svc.Handler()), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Close()
