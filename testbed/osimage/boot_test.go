@@ -452,3 +452,45 @@ func TestDiskThenNetworkBootsDisk(t *testing.T) {
 		t.Errorf("the firmware tried the network before the disk:\n%s", qemu.Tail(before, 20))
 	}
 }
+
+// TestFirstBootUnderSeaBIOS: the same installed disk boots under SeaBIOS
+// too, through GRUB's boot.img and core.img in BIOS-BOOT: the entry's
+// options with an appended argument and ignition.firstboot reach the
+// kernel, the config is applied and the first boot recorded.
+func TestFirstBootUnderSeaBIOS(t *testing.T) {
+	requireVM(t)
+	img := builtImage(t)
+	b := newBed(t)
+	b.dhcp(t)
+	disk := diskCopy(t, img, b.dir)
+	cfg := `{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"hello.service","enabled":true,` +
+		`"contents":"[Service]\nType=oneshot\nExecStart=/bin/echo RACKBOOT-TEST-BIOS-UNIT\n[Install]\nWantedBy=multi-user.target\n"}]}}`
+	if err := WriteIgnition(disk, []byte(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	const karg = "rackboot.appended=bios"
+	appendKarg(t, disk, karg)
+	vm, err := qemu.Start(t.Context(), b.ns, qemu.Config{Firmware: qemu.BIOS, MAC: vmMAC, Tap: "tap0",
+		Dir: b.dir, Disk: disk, Boot: qemu.BootDisk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		vm.Stop()
+		if t.Failed() {
+			t.Logf("console tail:\n%s\nqemu: %s", vm.ConsoleTail(60), vm.Stderr())
+		}
+	})
+	start := time.Now()
+	waitConsole(t, vm, `RACKBOOT-OS-READY`, 1, 5*time.Minute)
+	t.Logf("power-on to RACKBOOT-OS-READY under SeaBIOS: %s", time.Since(start).Round(time.Second))
+	con := vm.Console()
+	if cmd := cmdline(con); !strings.Contains(cmd, " "+karg) || !strings.Contains(cmd, " ignition.firstboot") {
+		t.Errorf("/proc/cmdline = %q, want %s and ignition.firstboot", cmd, karg)
+	}
+	for _, want := range []string{"RACKBOOT-IGNITION-APPLIED", "\nRACKBOOT-TEST-BIOS-UNIT", "RACKBOOT-OS-FIRSTBOOT-RECORDED"} {
+		if !strings.Contains(con, want) {
+			t.Errorf("console lacks %q", want)
+		}
+	}
+}

@@ -36,13 +36,14 @@ func bootSize(n int64) int64 { return (n + bootSlack + mib - 1) / mib * mib }
 // diskInputs are what makeDisk puts on the disk.
 type diskInputs struct {
 	grub string // EFI/BOOT/BOOTX64.EFI
+	core string // GRUB's core.img for BIOS-BOOT
 	boot string // directory: the boot file system's files
 	root string // directory: the root file system's files
 	seed string // makes the GUIDs, UUIDs and the FAT serial number
 }
 
-// makeDisk writes the raw disk image: GPT (sgdisk) with BIOS-BOOT (zeros),
-// EFI-SYSTEM (mformat, mmd, mcopy at the partition's offset) holding grub
+// makeDisk writes the raw disk image: GPT (sgdisk) with BIOS-BOOT (GRUB's
+// core.img, boot.img in the protective MBR), EFI-SYSTEM (mformat, mmd, mcopy at the partition's offset) holding grub
 // as EFI/BOOT/BOOTX64.EFI, boot and root (mkfs.ext4 -d at the partition's
 // offset, labelled like the partitions).
 func makeDisk(ctx context.Context, out string, in diskInputs) error {
@@ -69,6 +70,9 @@ func makeDisk(ctx context.Context, out string, in diskInputs) error {
 			"-c", fmt.Sprintf("%d:%s", n, p.name), "-u", fmt.Sprintf("%d:%s", n, guid(in.seed, p.name)))
 	}
 	if err := run(ctx, nil, "sgdisk", append(sg, out)...); err != nil {
+		return err
+	}
+	if err := installGrubBIOS(out, in.core, biosStart, BIOSSize); err != nil {
 		return err
 	}
 	if err := makeESP(ctx, out, in); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"debug/pe"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -25,12 +26,13 @@ func builtImage(t *testing.T) Image {
 	if testing.Short() {
 		t.Skip("builds the OS image (and Ignition, minutes the first time)")
 	}
-	for _, tool := range []string{"apt-get", "dpkg-deb", "sgdisk", "mformat", "mcopy", "mkfs.ext4", "debugfs", "grub-mkstandalone", "ldd", "curl", "gcc"} {
+	for _, tool := range []string{"apt-get", "dpkg-deb", "sgdisk", "mformat", "mcopy", "mkfs.ext4", "debugfs", "grub-mkstandalone",
+		"grub-mkimage", "ldd", "curl", "gcc"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s to build the OS image (testbed/install-deps.sh)", tool)
 		}
 	}
-	for _, f := range []string{"/usr/lib/grub/x86_64-efi/linux.mod", image.DefaultBusybox, "/usr/lib/x86_64-linux-gnu/libblkid.a"} {
+	for _, f := range []string{"/usr/lib/grub/x86_64-efi/linux.mod", GrubPCDir + "/boot.img", image.DefaultBusybox, "/usr/lib/x86_64-linux-gnu/libblkid.a"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Skipf("cannot build the OS image: %v", err)
 		}
@@ -97,8 +99,31 @@ func TestBuildLayout(t *testing.T) {
 	if end := parts[3].LastLBA*sector + sector; int64(end)+33*sector > img.Size {
 		t.Errorf("no room for the backup GPT after %d", end)
 	}
-	if p := parts[0]; !allZero(data[p.Offset() : p.Offset()+p.Size()]) {
-		t.Error("BIOS-BOOT is not zero")
+	checkBIOSBoot(t, data, parts[0])
+}
+
+// checkBIOSBoot: the MBR is GRUB's boot.img pointing at BIOS-BOOT's first
+// sector, with the protective MBR's partition (type 0xEE) and signature;
+// BIOS-BOOT holds core.img, whose first sector (diskboot.img) lists the
+// rest of it.
+func checkBIOSBoot(t *testing.T, data []byte, p Partition) {
+	t.Helper()
+	boot, err := os.ReadFile(GrubPCDir + "/boot.img")
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	mbr := data[:sector]
+	if !bytes.Equal(mbr[:bootImgKernelSector], boot[:bootImgKernelSector]) || le.Uint64(mbr[bootImgKernelSector:]) != p.FirstLBA {
+		t.Errorf("MBR code is not boot.img pointing at LBA %d (it points at %d)", p.FirstLBA, le.Uint64(mbr[bootImgKernelSector:]))
+	}
+	if mbr[446+4] != 0xee || mbr[510] != 0x55 || mbr[511] != 0xaa {
+		t.Error("the protective MBR's partition or signature is gone")
+	}
+	core := data[p.Offset() : p.Offset()+p.Size()]
+	start, n := le.Uint64(core[diskbootBlocklist:]), le.Uint16(core[diskbootBlocklist+8:])
+	if start != p.FirstLBA+1 || n == 0 || int64(n+1)*sector > p.Size() || allZero(core[int(n)*sector:(int(n)+1)*sector]) {
+		t.Errorf("core.img's block list: %d sectors at LBA %d, want the rest of core.img at %d", n, start, p.FirstLBA+1)
 	}
 }
 

@@ -26,7 +26,7 @@ var (
 
 // formatVersion changes whenever the image's layout changes in a way the
 // inputs hashed by cacheKey do not capture.
-const formatVersion = "rackboot-testbed-osimage-2-coreos"
+const formatVersion = "rackboot-testbed-osimage-3-coreos-bios"
 
 // Partition names (GPT) of the image, CoreOS's metal image's; boot and
 // root are also the file system labels.
@@ -164,9 +164,12 @@ func build(ctx context.Context, opts Options, libs []lib, dir string) error {
 	}); err != nil {
 		return err
 	}
-	in := diskInputs{grub: filepath.Join(tmp, "BOOTX64.EFI"), boot: filepath.Join(tmp, "boot"),
+	in := diskInputs{grub: filepath.Join(tmp, "BOOTX64.EFI"), core: filepath.Join(tmp, "core.img"), boot: filepath.Join(tmp, "boot"),
 		root: filepath.Join(tmp, "root"), seed: filepath.Base(dir)}
 	if err := makeGrub(ctx, tmp, in.grub); err != nil {
+		return err
+	}
+	if err := makeGrubBIOS(ctx, tmp, in.core); err != nil {
 		return err
 	}
 	if err := bootFiles(in.boot, kver, kern.Vmlinuz, initrd, opts.Cmdline); err != nil {
@@ -246,7 +249,7 @@ func cacheKey(debName string, opts Options, libs []lib) (string, error) {
 	for _, f := range image.DiscoveryFiles() {
 		fmt.Fprintf(h, "%s %o\n%s", f.Name, f.Mode, f.Body)
 	}
-	files := []string{opts.Busybox, opts.Ignition, opts.Curl}
+	files := []string{opts.Busybox, opts.Ignition, opts.Curl, filepath.Join(GrubPCDir, "boot.img"), filepath.Join(GrubPCDir, "kernel.img")}
 	for _, l := range libs {
 		fmt.Fprintf(h, "lib %s\n", l.name)
 		files = append(files, l.src)
