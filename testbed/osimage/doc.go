@@ -6,8 +6,11 @@
 // The image is made without mounting anything: a GPT (sgdisk) with
 // CoreOS's partitions, in CoreOS's order:
 //
-//  1. BIOS-BOOT, 1 MiB of zeros (no BIOS boot loader is installed: the
-//     image boots under UEFI only);
+//  1. BIOS-BOOT, 1 MiB holding GRUB 2.06's core.img for i386-pc
+//     (grub-mkimage, the same grub.cfg in its memdisk), with GRUB's
+//     boot.img as the protective MBR's code, both filled in as
+//     grub-bios-setup does (bios.go), so the image boots under SeaBIOS
+//     too;
 //  2. EFI-SYSTEM, FAT written with mtools, holding EFI/BOOT/BOOTX64.EFI:
 //     GRUB 2.06 for x86_64-efi made with grub-mkstandalone, its
 //     configuration (files/grub.cfg) baked in;
