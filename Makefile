@@ -77,7 +77,7 @@ e2e-discovery: build
 # Ignition of boot/installer applied by the real Ignition binary, and a CoreOS
 # discovery config's remote rackboot-agent fetched and verified by it.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFirstBootUnderSeaBIOS|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs, and its
 # install step writing a VM's virtio disk.
