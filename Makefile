@@ -79,7 +79,7 @@ e2e-discovery: build
 # discovery config's remote rackboot-agent fetched and verified by it, and the
 # CoreOS-shaped live ISO booting from a CD under SeaBIOS and OVMF.
 e2e-parts:
-	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk|TestE2ELiveISOBootsFromCD' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage ./testbed/coreosimage
+	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestIgnitionAppliesConfig|TestE2EBootOverlayISO|TestQEMUWithRackbootDriver|TestRealIgnitionAppliesHostConfig|TestRealIgnitionFetchesTheAgent|TestFirstBootUnderOVMF|TestFirstBootUnderSeaBIOS|TestFailedFirstBootRunsAgain|TestNetworkThenDiskFallsThrough|TestDiskThenNetworkBootsDisk|TestIPXEExitScriptFallsThroughToDisk|TestE2ELiveISOBootsFromCD' ./testbed/image ./testbed/isoimage ./testbed/redfish ./boot/installer ./boot/discovery ./testbed/osimage ./testbed/coreosimage
 
 # The agent's inventory collector inside SeaBIOS and OVMF VMs, and its
 # install step writing a VM's virtio disk.

@@ -22,8 +22,10 @@ packages=(
 	# disk images without mounting (installation issue)
 	mtools dosfstools gdisk fdisk systemd-boot-efi
 	# the testbed discovery ISO (hybrid BIOS isolinux + UEFI GRUB); also the
-	# CoreOS-shaped live ISOs of boot/coreos/coreostest
-	xorriso isolinux syslinux-common grub-efi-amd64-bin
+	# CoreOS-shaped live ISOs of boot/coreos/coreostest and the GRUB of the
+	# testbed's CoreOS-shaped metal image (grub-mkstandalone for UEFI,
+	# grub-mkimage and boot.img for BIOS: testbed/osimage)
+	xorriso isolinux syslinux-common grub-efi-amd64-bin grub-common grub-pc-bin
 	# the web console's browser tests (make e2e-console)
 	chromium
 	# CoreOS metal images in the agent's install tests: an ext4 boot file

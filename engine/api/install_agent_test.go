@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -73,22 +74,39 @@ func newEnvWithBoot(t *testing.T) *env {
 	return &env{t: t, store: st, srv: srv, logs: logs, keys: keys, seen: &syncBuffer{}}
 }
 
-// gptImage makes a 4 MiB GPT disk image with sgdisk: an ESP and the
-// ignition partition, a pattern in the rest.
+// bootOffset is where gptImage's boot partition starts.
+const bootOffset = 2 << 20
+
+// gptImage makes a 4 MiB CoreOS-shaped metal image with sgdisk and
+// mkfs.ext4: an ESP, an ext4 labelled boot holding the first-boot stamp
+// (LBA 4096, 1 MiB), a pattern in the rest.
 func gptImage(t *testing.T, path string) []byte {
 	t.Helper()
-	sgdisk, err := exec.LookPath("sgdisk")
-	if err != nil {
-		t.Skip("sgdisk (gdisk) is not installed")
+	for _, tool := range []string{"sgdisk", "mkfs.ext4", "debugfs"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s (gdisk, e2fsprogs) is not installed", tool)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the agent's install mounts the image's boot file system through a loop device: run as root")
 	}
 	img := bytes.Repeat([]byte("rackboot"), 4<<20/8)
 	if err := os.WriteFile(path, img, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(sgdisk, "-Z", "-n1:2048:+1M", "-c1:EFI system", "-t1:ef00",
-		"-n2:0:+256K", "-c2:"+models.IgnitionPartitionName, path).CombinedOutput()
+	out, err := exec.Command("sgdisk", "-Z", "-n1:2048:+1M", "-c1:EFI-SYSTEM", "-t1:ef00",
+		"-n2:0:+1M", "-c2:boot", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("sgdisk: %v\n%s", err, out)
+	}
+	tree := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tree, "ignition.firstboot"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command("mkfs.ext4", "-q", "-F", "-L", "boot", "-d", tree, "-E", fmt.Sprintf("offset=%d", bootOffset),
+		path, "1024k").CombinedOutput()
+	if err != nil {
+		t.Fatalf("mkfs.ext4: %v\n%s", err, out)
 	}
 	img, err = os.ReadFile(path)
 	if err != nil {
@@ -100,8 +118,9 @@ func gptImage(t *testing.T, path string) []byte {
 // The real agent install step (rackboot-agent/steps) against the API and
 // a boot server: it streams the disk image, verifies it, writes it and the
 // host's Ignition to the "disk" (a file the inventory names), reports the
-// stages; the Ignition in the ignition partition carries the first-boot
-// token, whose Done completes the single-node cluster.
+// stages; the Ignition it writes to ignition/config.ign on the image's
+// boot file system carries the first-boot token, whose Done completes the
+// single-node cluster.
 func TestInstallWithAgentStep(t *testing.T) {
 	e := newEnvWithBoot(t)
 	runController(t, e, fakeGenerator{}, 0, nil)
@@ -150,18 +169,21 @@ func TestInstallWithAgentStep(t *testing.T) {
 	if h := a.host(); h.Progress.CurrentStage != models.HostStageRebooting || h.Status != models.HostStatusInstallingInProgress {
 		t.Fatalf("after the step: %q at %q", h.Status, h.Progress.CurrentStage)
 	}
-	// The first boot reads the Ignition from the ignition partition.
+	// The first boot reads the Ignition from the boot file system.
 	disk, err := os.ReadFile(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(disk[:1<<20], img[:1<<20]) {
+	if !bytes.Equal(disk[:bootOffset], img[:bootOffset]) {
 		t.Error("the disk does not hold the image")
 	}
-	part := disk[(2048+2048)*512 : (2048+2048+512)*512] // after the 1 MiB ESP
-	cfg, _, err := v35.Parse(bytes.TrimRight(part, "\x00"))
+	raw, err := exec.Command("debugfs", "-R", "cat /ignition/config.ign", fmt.Sprintf("%s?offset=%d", target, bootOffset)).Output()
 	if err != nil {
-		t.Fatalf("ignition partition: %v", err)
+		t.Fatalf("debugfs: %v", err)
+	}
+	cfg, _, err := v35.Parse(raw)
+	if err != nil {
+		t.Fatalf("boot's ignition/config.ign: %v", err)
 	}
 	var token string
 	for _, f := range cfg.Storage.Files {

@@ -44,9 +44,3 @@ type HostProgress struct {
 	CurrentStage HostStage `json:"current_stage"`
 	ProgressInfo string    `json:"progress_info,omitempty"`
 }
-
-// IgnitionPartitionName is the GPT partition name of the area an installed
-// disk image reserves for the host's Ignition config: the agent writes the
-// config there raw, zero-padded (an error when it does not fit), and the
-// installed system's first boot reads it from there.
-const IgnitionPartitionName = "ignition"

@@ -233,11 +233,14 @@ func waitConsole(t *testing.T, vm *qemu.VM, re string, n int, limit time.Duratio
 }
 
 // TestFirstBootUnderOVMF: an installed disk (the image with an Ignition
-// config written into its ignition partition, as the installer does) boots
-// under OVMF from its virtio disk, applies the config, runs the enabled
-// units — the first-boot unit's curl PUT reaches the server with its token
-// — and records the first boot; after a reset it boots from the disk again
-// and does not run the first boot a second time.
+// config in boot's ignition/config.ign and a kernel argument appended to
+// its BLS entry, as the installer does) boots under OVMF from its virtio
+// disk through GRUB, with the entry's options and ignition.firstboot (the
+// stamp is there) on the kernel's command line; it applies the config
+// with the real Ignition, runs the enabled units — the first-boot unit's
+// curl PUT reaches the server with its token — and removes the stamp and
+// the config. After a reset it boots from the disk again, without
+// ignition.firstboot, and does not run the first boot a second time.
 func TestFirstBootUnderOVMF(t *testing.T) {
 	requireVM(t)
 	img := builtImage(t)
@@ -249,6 +252,8 @@ func TestFirstBootUnderOVMF(t *testing.T) {
 	if err := WriteIgnition(disk, firstBootConfig(t, srv.url, token)); err != nil {
 		t.Fatal(err)
 	}
+	const karg = "rackboot.appended=persistent-karg"
+	appendKarg(t, disk, karg)
 
 	start := time.Now()
 	vm := startVM(t, b, disk, qemu.BootDisk)
@@ -257,6 +262,10 @@ func TestFirstBootUnderOVMF(t *testing.T) {
 	waitConsole(t, vm, `RACKBOOT-OS-READY`, 1, 5*time.Minute)
 	t.Logf("power-on to RACKBOOT-OS-READY (first boot done): %s", time.Since(start).Round(time.Second))
 	con := vm.Console()
+	if cmd := cmdline(con); !strings.Contains(cmd, " "+karg) || !strings.Contains(cmd, " ignition.firstboot") ||
+		!strings.Contains(cmd, "ignition.platform.id=metal") {
+		t.Errorf("first boot's /proc/cmdline = %q, want the entry's options with %s and ignition.firstboot", cmd, karg)
+	}
 	for _, want := range []string{"RACKBOOT-IGNITION-APPLIED", "RACKBOOT-TEST-FILE hello from ignition",
 		"RACKBOOT-UNIT-OK show-hello.service", "RACKBOOT-UNIT-OK rackboot-firstboot.service",
 		"\nRACKBOOT-FIRSTBOOT-DONE", "RACKBOOT-OS-FIRSTBOOT-RECORDED"} {
@@ -289,6 +298,9 @@ func TestFirstBootUnderOVMF(t *testing.T) {
 	if !strings.Contains(second, "RACKBOOT-OS-BOOT") || !strings.Contains(second, "RACKBOOT-OS-FIRSTBOOT-SKIPPED") {
 		t.Errorf("second boot did not boot the OS and skip the first boot:\n%s", qemu.Tail(second, 30))
 	}
+	if cmd := cmdline(second); !strings.Contains(cmd, " "+karg) || strings.Contains(cmd, "ignition.firstboot") {
+		t.Errorf("second boot's /proc/cmdline = %q, want %s without ignition.firstboot", cmd, karg)
+	}
 	for _, bad := range []string{"RACKBOOT-FIRSTBOOT-DONE", "RACKBOOT-IGNITION-APPLIED", "RACKBOOT-UNIT-START"} {
 		if strings.Contains(second, bad) {
 			t.Errorf("second boot printed %s", bad)
@@ -301,29 +313,52 @@ func TestFirstBootUnderOVMF(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-vm.Done()
-	checkStateFlag(t, disk)
+	checkStampGone(t, disk)
 }
 
-// checkStateFlag: the disk's rackboot-state partition starts with DoneFlag.
-func checkStateFlag(t *testing.T, disk string) {
+// checkStampGone: the first boot removed the stamp and the Ignition
+// config (it holds secrets) from the disk's boot file system, and left the
+// BLS entry.
+func checkStampGone(t *testing.T, disk string) {
 	t.Helper()
-	f, err := os.Open(disk)
-	if err != nil {
+	for _, name := range []string{StampName, ConfigPath} {
+		if _, ok, err := ReadBootFile(t.Context(), disk, name); ok || err != nil {
+			t.Errorf("after the first boot the boot file system still has %s (%v)", name, err)
+		}
+	}
+	if _, ok, err := ReadBootFile(t.Context(), disk, EntryPath); !ok || err != nil {
+		t.Errorf("after the first boot the boot file system has no %s (%v)", EntryPath, err)
+	}
+}
+
+// appendKarg appends arg to the options of the disk's BLS entry, as the
+// installer does with --append-karg.
+func appendKarg(t *testing.T, disk, arg string) {
+	t.Helper()
+	entry, ok, err := ReadBootFile(t.Context(), disk, EntryPath)
+	if err != nil || !ok {
+		t.Fatalf("%s: present %t, %v", EntryPath, ok, err)
+	}
+	lines := strings.Split(string(entry), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "options ") {
+			lines[i] = l + " " + arg
+		}
+	}
+	if err := WriteBootFile(t.Context(), disk, EntryPath, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	parts, err := ReadGPT(f)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// cmdline is the kernel command line the OS printed last on con.
+func cmdline(con string) string {
+	const marker = "RACKBOOT-OS-CMDLINE "
+	i := strings.LastIndex(con, marker)
+	if i < 0 {
+		return ""
 	}
-	p, err := FindPartition(parts, StateName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, len(DoneFlag))
-	if _, err := f.ReadAt(buf, p.Offset()); err != nil || string(buf) != DoneFlag {
-		t.Errorf("state partition starts with %q (%v), want %q", buf, err, DoneFlag)
-	}
+	l, _, _ := strings.Cut(con[i+len(marker):], "\n")
+	return " " + strings.TrimSpace(l)
 }
 
 // TestNetworkThenDiskFallsThrough: with the NIC first in the boot order
@@ -388,8 +423,18 @@ func TestFailedFirstBootRunsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitConsole(t, vm, `RACKBOOT-OS-READY`, 2, 5*time.Minute)
-	if second := vm.Console()[len(first):]; !strings.Contains(second, "RACKBOOT-UNIT-START fails.service") {
+	if second := vm.Console()[len(first):]; !strings.Contains(second, "RACKBOOT-UNIT-START fails.service") ||
+		!strings.Contains(cmdline(second), " ignition.firstboot") {
 		t.Errorf("the second boot did not run the first boot again:\n%s", qemu.Tail(second, 30))
+	}
+	if err := vm.Quit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	<-vm.Done()
+	for _, name := range []string{StampName, ConfigPath} {
+		if _, ok, err := ReadBootFile(t.Context(), disk, name); !ok || err != nil {
+			t.Errorf("after failed first boots the boot file system has no %s (%v)", name, err)
+		}
 	}
 }
 
@@ -405,5 +450,47 @@ func TestDiskThenNetworkBootsDisk(t *testing.T) {
 	con := vm.Console()
 	if before := con[:strings.Index(con, "RACKBOOT-OS-BOOT")]; strings.Contains(before, "PXE") {
 		t.Errorf("the firmware tried the network before the disk:\n%s", qemu.Tail(before, 20))
+	}
+}
+
+// TestFirstBootUnderSeaBIOS: the same installed disk boots under SeaBIOS
+// too, through GRUB's boot.img and core.img in BIOS-BOOT: the entry's
+// options with an appended argument and ignition.firstboot reach the
+// kernel, the config is applied and the first boot recorded.
+func TestFirstBootUnderSeaBIOS(t *testing.T) {
+	requireVM(t)
+	img := builtImage(t)
+	b := newBed(t)
+	b.dhcp(t)
+	disk := diskCopy(t, img, b.dir)
+	cfg := `{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"hello.service","enabled":true,` +
+		`"contents":"[Service]\nType=oneshot\nExecStart=/bin/echo RACKBOOT-TEST-BIOS-UNIT\n[Install]\nWantedBy=multi-user.target\n"}]}}`
+	if err := WriteIgnition(disk, []byte(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	const karg = "rackboot.appended=bios"
+	appendKarg(t, disk, karg)
+	vm, err := qemu.Start(t.Context(), b.ns, qemu.Config{Firmware: qemu.BIOS, MAC: vmMAC, Tap: "tap0",
+		Dir: b.dir, Disk: disk, Boot: qemu.BootDisk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		vm.Stop()
+		if t.Failed() {
+			t.Logf("console tail:\n%s\nqemu: %s", vm.ConsoleTail(60), vm.Stderr())
+		}
+	})
+	start := time.Now()
+	waitConsole(t, vm, `RACKBOOT-OS-READY`, 1, 5*time.Minute)
+	t.Logf("power-on to RACKBOOT-OS-READY under SeaBIOS: %s", time.Since(start).Round(time.Second))
+	con := vm.Console()
+	if cmd := cmdline(con); !strings.Contains(cmd, " "+karg) || !strings.Contains(cmd, " ignition.firstboot") {
+		t.Errorf("/proc/cmdline = %q, want %s and ignition.firstboot", cmd, karg)
+	}
+	for _, want := range []string{"RACKBOOT-IGNITION-APPLIED", "\nRACKBOOT-TEST-BIOS-UNIT", "RACKBOOT-OS-FIRSTBOOT-RECORDED"} {
+		if !strings.Contains(con, want) {
+			t.Errorf("console lacks %q", want)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"unicode/utf16"
 )
 
@@ -109,34 +108,4 @@ func FindPartition(parts []Partition, name string) (Partition, error) {
 		}
 	}
 	return Partition{}, fmt.Errorf("%w: %q", ErrPartition, name)
-}
-
-// WriteIgnition writes config into the ignition partition of the disk
-// image at path, zero-padded to the partition's end, as rackboot's
-// installer does on a real disk. A config that does not fit, or holds a
-// NUL byte (where the OS stops reading), is refused and nothing is written.
-func WriteIgnition(path string, config []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("osimage: %w", err)
-	}
-	defer f.Close()
-	parts, err := ReadGPT(f)
-	if err != nil {
-		return err
-	}
-	p, err := FindPartition(parts, IgnitionName)
-	if err != nil {
-		return err
-	}
-	if int64(len(config)) > p.Size() || bytes.IndexByte(config, 0) >= 0 {
-		return fmt.Errorf("%w: an Ignition config of %d bytes (NUL bytes: %t) in %d bytes",
-			ErrIgnition, len(config), bytes.IndexByte(config, 0) >= 0, p.Size())
-	}
-	buf := make([]byte, p.Size())
-	copy(buf, config)
-	if _, err := f.WriteAt(buf, p.Offset()); err != nil {
-		return fmt.Errorf("osimage: writing the ignition partition: %w", err)
-	}
-	return f.Close()
 }

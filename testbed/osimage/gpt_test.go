@@ -3,9 +3,11 @@ package osimage
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,36 +86,68 @@ func TestReadGPTRejectsDamage(t *testing.T) {
 	}
 }
 
+// bootDisk makes a small GPT disk whose partition boot is an ext4 made by
+// mkfs.ext4, independently of makeDisk.
+func bootDisk(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"sgdisk", "mkfs.ext4", "debugfs"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(path, make([]byte, 8*mib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sgdisk", "-o", "-n", "1:2048:+1M", "-t", "1:EF00", "-c", "1:EFI-SYSTEM",
+		"-n", "2:0:+4M", "-c", "2:boot", path).CombinedOutput(); err != nil {
+		t.Fatalf("sgdisk: %v: %s", err, out)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-L", "boot", "-E", fmt.Sprintf("offset=%d", 2*mib),
+		path, "4096k").CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v: %s", err, out)
+	}
+	return path
+}
+
+// TestWriteIgnition: the config lands in ignition/config.ign on the boot
+// file system (directory 0700, file 0600), a second write replaces it,
+// and nothing outside the boot partition changes.
 func TestWriteIgnition(t *testing.T) {
-	path := sgdiskImage(t)
+	path := bootDisk(t)
 	before, _ := os.ReadFile(path)
-	cfg := []byte(`{"ignition":{"version":"3.4.0"}}`)
-	// Garbage left by an earlier write must not survive.
-	junk := bytes.Clone(before)
-	for i := 2 * mib; i < 2*mib+4096; i++ {
-		junk[i] = 'x'
+	for _, cfg := range []string{`{"ignition":{"version":"3.4.0"},"storage":{"files":[]}}`, `{"ignition":{"version":"3.4.0"}}`} {
+		if err := WriteIgnition(path, []byte(cfg)); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := ReadBootFile(t.Context(), path, ConfigPath)
+		if err != nil || !ok || string(got) != cfg {
+			t.Errorf("%s = %q (present %t, %v), want %q", ConfigPath, got, ok, err, cfg)
+		}
 	}
-	if err := os.WriteFile(path, junk, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteIgnition(path, cfg); err != nil {
-		t.Fatal(err)
+	fs := fmt.Sprintf("%s?offset=%d", path, 2*mib)
+	for p, want := range map[string]string{"/ignition": "Mode:  0700", "/ignition/config.ign": "Mode:  0600"} {
+		out, _ := exec.Command("debugfs", "-R", "stat "+p, fs).CombinedOutput()
+		if !strings.Contains(string(out), want) {
+			t.Errorf("%s: want %s, got\n%s", p, want, out)
+		}
 	}
 	after, _ := os.ReadFile(path)
-	part := after[2*mib : 2*mib+512*1024]
-	if !bytes.Equal(part[:len(cfg)], cfg) || !allZero(part[len(cfg):]) {
-		t.Errorf("partition holds %q...", part[:min(len(part), 64)])
+	if !bytes.Equal(after[:2*mib], before[:2*mib]) || !bytes.Equal(after[6*mib:], before[6*mib:]) {
+		t.Error("WriteIgnition changed bytes outside the boot partition")
 	}
-	if !bytes.Equal(after[:2*mib], before[:2*mib]) || !bytes.Equal(after[2*mib+512*1024:], before[2*mib+512*1024:]) {
-		t.Error("WriteIgnition changed bytes outside the ignition partition")
+}
+
+// TestWriteIgnitionWithoutBootPartition: a disk without a partition named
+// boot is refused and left as it was.
+func TestWriteIgnitionWithoutBootPartition(t *testing.T) {
+	path := sgdiskImage(t)
+	before, _ := os.ReadFile(path)
+	if err := WriteIgnition(path, []byte(`{"ignition":{"version":"3.4.0"}}`)); !errors.Is(err, ErrPartition) {
+		t.Errorf("WriteIgnition = %v, want ErrPartition", err)
 	}
-	for name, bad := range map[string][]byte{"too big": bytes.Repeat([]byte("x"), 512*1024+1), "nul": []byte("{}\x00{}")} {
-		if err := WriteIgnition(path, bad); !errors.Is(err, ErrIgnition) {
-			t.Errorf("%s: %v, want ErrIgnition", name, err)
-		}
-		if now, _ := os.ReadFile(path); !bytes.Equal(now, after) {
-			t.Errorf("%s: the refused config changed the disk", name)
-		}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Error("the refused write changed the disk")
 	}
 }
 

@@ -30,15 +30,22 @@ const (
 	BusyboxPath  = "bin/busybox"
 )
 
-// initScript is /init with the module order, partition names and the done
-// flag filled in.
+// ext4Modules are the modules the OS loads after image.Modules() to mount
+// the boot file system, in load order (jbd2 and ext4 ask the crypto API
+// for crc32c, which nothing would load for them).
+var ext4Modules = []string{"crc32c_generic", "crc16", "mbcache", "jbd2", "ext4"}
+
+// osModules are the kernel modules of the OS initrd, in load order.
+func osModules() []string { return append(image.Modules(), ext4Modules...) }
+
+// initScript is /init with the module order, the boot file system's label,
+// the stamp's and the config's paths filled in.
 func initScript() string {
 	return strings.NewReplacer(
-		"@MODULES@", strings.Join(image.Modules(), " "),
-		"@IGNITION_PART@", IgnitionName,
-		"@STATE_PART@", StateName,
-		"@FLAG_LEN@", fmt.Sprint(len(DoneFlag)),
-		"@DONE_FLAG@", DoneFlag,
+		"@MODULES@", strings.Join(osModules(), " "),
+		"@BOOT_LABEL@", BootName,
+		"@STAMP@", StampName,
+		"@CONFIG@", ConfigPath,
 	).Replace(initTemplate)
 }
 
@@ -113,7 +120,7 @@ type initrdInputs struct {
 }
 
 // extraDirs are created in the initrd besides the parents of its files.
-var extraDirs = []string{"dev", "home", "proc", "root", "run", "sbin", "sys", "tmp", "var", "var/log",
+var extraDirs = []string{"boot", "dev", "home", "proc", "root", "run", "sbin", "sys", "tmp", "var", "var/log",
 	"etc/systemd/system", "usr/local/bin", "usr/local/sbin"}
 
 // entry is one file of the initrd: from the host (src) or literal (body).
@@ -137,7 +144,7 @@ func (in initrdInputs) entries() ([]entry, error) {
 	for _, l := range in.libs {
 		es = append(es, entry{name: l.name, mode: 0o755, src: l.src})
 	}
-	for _, m := range image.Modules() {
+	for _, m := range osModules() {
 		ko, ok := in.modules[m]
 		if !ok {
 			return nil, fmt.Errorf("%w: module %s has no file", ErrBuild, m)

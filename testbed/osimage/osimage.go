@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/testbed/image"
 )
 
@@ -27,24 +26,29 @@ var (
 
 // formatVersion changes whenever the image's layout changes in a way the
 // inputs hashed by cacheKey do not capture.
-const formatVersion = "rackboot-testbed-osimage-1"
+const formatVersion = "rackboot-testbed-osimage-3-coreos-bios"
 
-// Partition names of the image.
+// Partition names (GPT) of the image, CoreOS's metal image's; boot and
+// root are also the file system labels.
 const (
-	ESPName      = "esp"
-	IgnitionName = models.IgnitionPartitionName
-	StateName    = "rackboot-state"
+	BIOSBootName = "BIOS-BOOT"
+	ESPName      = "EFI-SYSTEM"
+	BootName     = "boot"
+	RootName     = "root"
 )
 
-// DoneFlag is what the first boot writes at the start of the state
-// partition once every enabled unit succeeded.
-const DoneFlag = "rackboot-firstboot-done"
+// StampName is the first-boot stamp at the root of the boot file system:
+// while it is there, GRUB adds ignition.firstboot to the kernel command
+// line; the first boot removes it once every enabled unit succeeded.
+const StampName = "ignition.firstboot"
 
-// Defaults for Options' zero values.
-const (
-	DefaultStub    = "/usr/lib/systemd/boot/efi/linuxx64.efi.stub"
-	DefaultCmdline = "console=ttyS0,115200 loglevel=4"
-)
+// ConfigPath is where the installer writes the host's Ignition config on
+// the boot file system (coreos-installer's place).
+const ConfigPath = "ignition/config.ign"
+
+// DefaultCmdline is the kernel arguments of the image's BLS entry, before
+// ignition.platform.id=metal and $ignition_firstboot.
+const DefaultCmdline = "console=ttyS0,115200 loglevel=4"
 
 // Image is a built disk image.
 type Image struct {
@@ -59,8 +63,7 @@ type Options struct {
 	Ignition string // static Ignition binary (image.BuildIgnition)
 	Busybox  string // default image.DefaultBusybox
 	Curl     string // default: curl found on $PATH
-	Stub     string // systemd-boot's UKI stub; default DefaultStub
-	Cmdline  string // kernel command line; default DefaultCmdline
+	Cmdline  string // the BLS entry's options; default DefaultCmdline
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -69,9 +72,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Busybox == "" {
 		o.Busybox = image.DefaultBusybox
-	}
-	if o.Stub == "" {
-		o.Stub = DefaultStub
 	}
 	if o.Cmdline == "" {
 		o.Cmdline = DefaultCmdline
@@ -88,7 +88,7 @@ func (o Options) withDefaults() (Options, error) {
 
 // Build makes the OS disk image under opts.CacheDir/osimages and returns it.
 // An image already built from the same inputs (kernel package, binaries,
-// libraries, stub, scripts, command line) is returned as it is. Concurrent
+// libraries, GRUB, scripts, command line) is returned as it is. Concurrent
 // builds into one cache directory are serialised.
 func Build(ctx context.Context, opts Options) (Image, error) {
 	opts, err := opts.withDefaults()
@@ -111,7 +111,11 @@ func Build(ctx context.Context, opts Options) (Image, error) {
 	if err != nil {
 		return Image{}, err
 	}
-	key, err := cacheKey(debName, opts, libs)
+	grubV, err := grubVersion(ctx)
+	if err != nil {
+		return Image{}, err
+	}
+	key, err := cacheKey(debName+"\n"+grubV, opts, libs)
 	if err != nil {
 		return Image{}, err
 	}
@@ -146,7 +150,11 @@ func build(ctx context.Context, opts Options, libs []lib, dir string) error {
 		return fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	defer os.RemoveAll(tmp)
-	kern, err := image.FetchKernel(ctx, opts.CacheDir, tmp, image.Modules())
+	kern, err := image.FetchKernel(ctx, opts.CacheDir, tmp, osModules())
+	if err != nil {
+		return err
+	}
+	kver, err := kernelVersion(kern.Package)
 	if err != nil {
 		return err
 	}
@@ -156,12 +164,22 @@ func build(ctx context.Context, opts Options, libs []lib, dir string) error {
 	}); err != nil {
 		return err
 	}
-	uki := filepath.Join(tmp, "BOOTX64.EFI")
-	if err := makeUKI(ctx, ukiInputs{stub: opts.Stub, kernel: kern.Vmlinuz, initrd: initrd, cmdline: opts.Cmdline, dir: tmp}, uki); err != nil {
+	in := diskInputs{grub: filepath.Join(tmp, "BOOTX64.EFI"), core: filepath.Join(tmp, "core.img"), boot: filepath.Join(tmp, "boot"),
+		root: filepath.Join(tmp, "root"), seed: filepath.Base(dir)}
+	if err := makeGrub(ctx, tmp, in.grub); err != nil {
+		return err
+	}
+	if err := makeGrubBIOS(ctx, tmp, in.core); err != nil {
+		return err
+	}
+	if err := bootFiles(in.boot, kver, kern.Vmlinuz, initrd, opts.Cmdline); err != nil {
+		return err
+	}
+	if err := rootFiles(in.root); err != nil {
 		return err
 	}
 	disk := filepath.Join(tmp, "disk.img")
-	if err := makeDisk(ctx, disk, uki, filepath.Base(dir)); err != nil {
+	if err := makeDisk(ctx, disk, in); err != nil {
 		return err
 	}
 	sum, err := fileSHA256(disk)
@@ -224,12 +242,14 @@ func readCached(dir string) (Image, error) {
 // cacheKey names an image by everything that goes into it.
 func cacheKey(debName string, opts Options, libs []lib) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n", formatVersion, debName, strings.Join(image.Modules(), " "), opts.Cmdline)
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n", formatVersion, debName, strings.Join(osModules(), " "), opts.Cmdline)
 	io.WriteString(h, initScript())
+	io.WriteString(h, grubCfg)
+	fmt.Fprintf(h, "%s\n%s\n", strings.Join(grubModules, " "), blsEntry("V", opts.Cmdline))
 	for _, f := range image.DiscoveryFiles() {
 		fmt.Fprintf(h, "%s %o\n%s", f.Name, f.Mode, f.Body)
 	}
-	files := []string{opts.Busybox, opts.Ignition, opts.Curl, opts.Stub}
+	files := []string{opts.Busybox, opts.Ignition, opts.Curl, filepath.Join(GrubPCDir, "boot.img"), filepath.Join(GrubPCDir, "kernel.img")}
 	for _, l := range libs {
 		fmt.Fprintf(h, "lib %s\n", l.name)
 		files = append(files, l.src)

@@ -14,9 +14,13 @@
 // Installing, downloads the host's Ignition and checks it parses before the
 // disk is touched, streams the disk image to the boot device while hashing
 // it (resuming a broken download with Range, reporting "Writing image to
-// disk" with a percentage), checks its sha256, finds the GPT partition named
-// "ignition" in the image just written (ReadGPT: its own parser, no udev)
-// and writes the config there raw, zero-padded, then reports Rebooting. Its
+// disk" with a percentage), checks its sha256, and finishes the CoreOS metal
+// image just written as coreos-installer does: it finds the GPT partition
+// named "boot" (ReadGPT: its own parser, no udev; an image without one is
+// an install error), mounts it through a loop device and writes the config
+// to ignition/config.ign, the kernel arguments to the BLS entries and the
+// network keyfiles, then reports Rebooting. With coreos-installer in the
+// live system it runs that instead (install_coreos.go). Its
 // output (InstallResult) tells the agent whether to reboot. Any failure
 // after the first byte was written zeroes the GPT at both ends of the disk,
 // so a half-installed disk never boots; every failure is reported as stage

@@ -25,8 +25,9 @@ var (
 	ErrImage = errors.New("steps: disk image")
 	// ErrDevice: the boot device cannot take the image.
 	ErrDevice = errors.New("steps: boot device")
-	// ErrNoPartition: the written image has no usable ignition partition.
-	ErrNoPartition = errors.New("steps: ignition partition")
+	// ErrNoPartition: the written image has no usable boot file system
+	// (a CoreOS metal image's partition named boot, ext4).
+	ErrNoPartition = errors.New("steps: boot partition")
 )
 
 // InstallTimeout bounds the install step (download, write, report).

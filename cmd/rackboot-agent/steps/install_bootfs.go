@@ -9,9 +9,9 @@ import (
 )
 
 // CoreOS metal images written by the agent itself (no coreos-installer in
-// the live system): a disk image with a GPT partition named "boot" and
-// none named "ignition" is a CoreOS metal image, and the agent finishes it
-// the way coreos-installer does, on the boot file system (bootfsFiles):
+// the live system): the image must have a GPT partition named "boot" (a
+// CoreOS metal image's boot file system, ext4), and the agent finishes it
+// the way coreos-installer does, on that file system (bootfsFiles):
 //
 //   - the host's Ignition as ignition/config.ign (directory 0700, file
 //     0600), which the first boot applies (the image's ignition.firstboot

@@ -12,16 +12,6 @@ import (
 // loop device first.
 const loopAttempts = 5
 
-// hasCoreOSLayout reports whether parts are a CoreOS metal image's: a
-// partition named boot, none named ignition.
-func hasCoreOSLayout(parts []Partition) (Partition, bool) {
-	if _, err := FindPartition(parts, "ignition"); err == nil {
-		return Partition{}, false
-	}
-	p, err := FindPartition(parts, BootPartitionName)
-	return p, err == nil
-}
-
 // finishCoreOS mounts the boot file system of the CoreOS image written on
 // in's device (a loop device over that partition, so the device itself
 // need not be re-read) and applies e to it.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,21 +18,32 @@ import (
 	"github.com/rackboot/rackboot/engine/models"
 )
 
-const ignStart, ignEnd = 2048 * SectorSize, 2056 * SectorSize
+const bootStart, bootEnd = bootFirst * SectorSize, (bootLast + 1) * SectorSize
 
-// checkInstalled asserts the device holds the image, with the config
-// zero-padded in the ignition partition, and is untouched past the image.
+// checkInstalled asserts the device holds the image outside its boot
+// partition, the boot file system holds the config as
+// ignition/config.ign (read with debugfs) and still its stamp, and the
+// device is untouched past the image.
 func checkInstalled(t *testing.T, got, image []byte, config string, devFill byte) {
 	t.Helper()
-	want := bytes.Clone(image)
-	clear(want[ignStart:ignEnd])
-	copy(want[ignStart:], config)
-	if !bytes.Equal(got[:len(image)], want) {
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("device differs from image+ignition first at byte %d", i)
+	for _, r := range [][2]int{{0, bootStart}, {bootEnd, len(image)}} {
+		if !bytes.Equal(got[r[0]:r[1]], image[r[0]:r[1]]) {
+			for i := r[0]; i < r[1]; i++ {
+				if got[i] != image[i] {
+					t.Fatalf("device differs from the image outside the boot partition first at byte %d", i)
+				}
 			}
 		}
+	}
+	fs := filepath.Join(t.TempDir(), "boot.ext4")
+	if err := os.WriteFile(fs, got[bootStart:bootEnd], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, mode := debugfsRead(t, fs, "ignition/config.ign"); string(b) != config || mode != 0o600 {
+		t.Errorf("boot's ignition/config.ign: mode %o, %d bytes, want the config's %d", mode, len(b), len(config))
+	}
+	if b, _ := debugfsRead(t, fs, "ignition.firstboot"); len(b) != 0 {
+		t.Errorf("the stamp changed: %q", b)
 	}
 	for i, b := range got[len(image):] {
 		if b != devFill {
@@ -67,8 +79,9 @@ func checkProgress(t *testing.T, e *installEnv) {
 }
 
 func TestInstallWritesImageAndIgnition(t *testing.T) {
+	requireMount(t)
 	cfg := testConfig(1000)
-	e := newInstallEnv(t, testImage(), cfg)
+	e := newInstallEnv(t, testImage(t), cfg)
 	dev, _ := e.device(6 << 20)
 	rep := e.run(e.args(dev, nil))
 	if rep.ExitCode != 0 || rep.Error != "" {
@@ -93,7 +106,8 @@ func TestInstallWritesImageAndIgnition(t *testing.T) {
 // backup GPT at the end) are zeroed before the image is written; the rest
 // of those disks is left alone.
 func TestInstallWipesOtherDisks(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	requireMount(t)
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	dev, _ := e.device(6 << 20)
 	other, orig := e.device(2 << 20)
 	rep := e.run(e.args(dev, func(a *models.InstallStepArgs) { a.WipeDisks = []string{other} }))
@@ -118,7 +132,8 @@ func TestInstallWipesOtherDisks(t *testing.T) {
 }
 
 func TestInstallExternalRebootAndUnknownSize(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	requireMount(t)
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	dev, _ := e.device(len(e.image))
 	rep := e.run(e.args(dev, func(a *models.InstallStepArgs) { a.ExternalReboot, a.ImageSize = true, 0 }))
 	var res InstallResult
@@ -130,7 +145,8 @@ func TestInstallExternalRebootAndUnknownSize(t *testing.T) {
 }
 
 func TestInstallResumesDroppedConnection(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	requireMount(t)
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	e.dropAfter = 1<<20 + 12345
 	dev, _ := e.device(len(e.image))
 	if rep := e.run(e.args(dev, nil)); rep.ExitCode != 0 {
@@ -169,7 +185,7 @@ func checkWiped(t *testing.T, got []byte, imageLen int) {
 func allZero(b []byte) bool { return !slices.ContainsFunc(b, func(c byte) bool { return c != 0 }) }
 
 func TestInstallSHA256MismatchWipesGPT(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	dev, _ := e.device(8 << 20)
 	wrong := strings.Repeat("ab", 32)
 	rep := e.run(e.args(dev, func(a *models.InstallStepArgs) { a.ImageSHA256 = wrong }))
@@ -181,19 +197,34 @@ func TestInstallSHA256MismatchWipesGPT(t *testing.T) {
 	}
 }
 
-func TestInstallIgnitionTooBig(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(ignEnd-ignStart+1))
-	dev, _ := e.device(len(e.image))
-	rep := e.run(e.args(dev, nil))
-	failed(t, e, rep, "larger than the 4096-byte \"ignition\" partition 1")
-	checkWiped(t, readFile(t, dev), len(e.image))
+// An image that is not a CoreOS metal image — no partition named boot,
+// as the testbed's images had with their "ignition" partition — is an
+// install error, and the written disk is wiped so that it never boots.
+func TestInstallImageWithoutBootPartition(t *testing.T) {
+	for name, parts := range map[string][]testPart{
+		"root only":          {{"root", 2048, 8000}},
+		"ignition partition": {{"ignition", 2048, 2055}, {"root", 2056, 8000}},
+	} {
+		img := makeGPT(8192, parts)
+		e := newInstallEnv(t, img, testConfig(0))
+		dev, _ := e.device(len(img))
+		rep := e.run(e.args(dev, nil))
+		failed(t, e, rep, `the disk image is not a CoreOS metal image: steps: boot partition: the disk image has no GPT partition named "boot"`)
+		checkWiped(t, readFile(t, dev), len(img))
+		if strings.Contains(rep.Error, ignitionSecret) {
+			t.Errorf("%s: the config reached the error", name)
+		}
+	}
 }
 
-func TestInstallNoIgnitionPartition(t *testing.T) {
-	img := makeGPT(8192, []testPart{{"root", 2048, 8000}})
+// A partition named boot that holds no ext4 fails the install when it is
+// mounted; the disk is wiped.
+func TestInstallBootPartitionNotExt4(t *testing.T) {
+	requireMount(t)
+	img := makeGPT(8192, []testPart{{"boot", bootFirst, bootLast}, {"root", rootFirst, rootLast}})
 	e := newInstallEnv(t, img, testConfig(0))
 	dev, _ := e.device(len(img))
-	failed(t, e, e.run(e.args(dev, nil)), `no GPT partition named "ignition"`)
+	failed(t, e, e.run(e.args(dev, nil)), `mounting the boot file system (ext4, GPT partition "boot")`)
 	checkWiped(t, readFile(t, dev), len(img))
 }
 
@@ -220,7 +251,7 @@ func TestInstallRefusalsLeaveDiskUntouched(t *testing.T) {
 			mod: func(a *models.InstallStepArgs) { a.BootDevice += "-missing" }, reason: "cannot open boot device"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := newInstallEnv(t, testImage(), tc.config)
+			e := newInstallEnv(t, testImage(t), tc.config)
 			dev, before := e.device(tc.devLen)
 			rep := e.run(e.args(dev, tc.mod))
 			failed(t, e, rep, tc.reason)
@@ -239,7 +270,7 @@ func TestInstallRefusalsLeaveDiskUntouched(t *testing.T) {
 }
 
 func TestInstallRefusedProgressStops(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	e.refuseProgress = 409
 	dev, before := e.device(len(e.image))
 	rep := e.run(e.args(dev, nil))
@@ -252,7 +283,7 @@ func TestInstallRefusedProgressStops(t *testing.T) {
 }
 
 func TestInstallBadArguments(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	for _, mod := range []func(*models.InstallStepArgs){
 		func(a *models.InstallStepArgs) { a.HostID = "h" },
 		func(a *models.InstallStepArgs) { a.BootDevice = "vda" },
@@ -280,7 +311,8 @@ func TestInstallBadArguments(t *testing.T) {
 }
 
 func TestInstallRestartsWhenServerIgnoresRange(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	requireMount(t)
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	e.dropAfter, e.after = 3<<20, "ignore-range"
 	dev, _ := e.device(len(e.image))
 	if rep := e.run(e.args(dev, nil)); rep.ExitCode != 0 {
@@ -293,7 +325,8 @@ func TestInstallRestartsWhenServerIgnoresRange(t *testing.T) {
 }
 
 func TestInstallResumesStalledDownload(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	requireMount(t)
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	e.dropAfter, e.after, e.stall = 1<<20, "stall", time.Second
 	dev, _ := e.device(len(e.image))
 	if rep := e.run(e.args(dev, nil)); rep.ExitCode != 0 {
@@ -309,7 +342,7 @@ func TestInstallResumesStalledDownload(t *testing.T) {
 }
 
 func TestInstallGivesUpAndWipes(t *testing.T) {
-	e := newInstallEnv(t, testImage(), testConfig(0))
+	e := newInstallEnv(t, testImage(t), testConfig(0))
 	e.dropAfter, e.after = 2<<20, "503"
 	dev, _ := e.device(8 << 20)
 	rep := e.run(e.args(dev, nil))

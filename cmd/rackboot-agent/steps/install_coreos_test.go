@@ -19,7 +19,7 @@ import (
 // it got.
 func coreosEnv(t *testing.T) (e *installEnv, record string) {
 	t.Helper()
-	e = newInstallEnv(t, testImage(), testConfig(1000))
+	e = newInstallEnv(t, testImage(t), testConfig(1000))
 	bin, err := filepath.Abs("testdata/coreos-installer")
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,11 @@ import (
 )
 
 // noisyImage is testImage with its root partition filled with random
-// bytes, so that it stays about 4 MiB compressed.
-func noisyImage() []byte {
-	img := testImage()
+// bytes, so that it stays about 2 MiB compressed.
+func noisyImage(t *testing.T) []byte {
+	img := testImage(t)
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := 2056 * SectorSize; i < 8001*SectorSize; i++ {
+	for i := rootFirst * SectorSize; i < (rootLast+1)*SectorSize; i++ {
 		img[i] = byte(r.Uint32())
 	}
 	return img
@@ -41,10 +41,11 @@ func compressWith(t *testing.T, tool string, raw []byte) []byte {
 // file's) is decompressed on the fly onto the device, also across a
 // dropped connection resumed with Range on the compressed file.
 func TestInstallDecompressesMetalImages(t *testing.T) {
+	requireMount(t)
 	for _, tc := range []struct{ tool, decoder string }{{"xz", ""}, {"xz", "none"}, {"gzip", ""}} {
 		tool := tc.tool
 		for _, drop := range []int{0, 1<<20 + 4321} {
-			raw := noisyImage()
+			raw := noisyImage(t)
 			cfg := testConfig(500)
 			e := newInstallEnv(t, compressWith(t, tool, raw), cfg)
 			e.dropAfter, e.xz = drop, tc.decoder
@@ -70,7 +71,7 @@ func TestInstallDecompressesMetalImages(t *testing.T) {
 // stream their magic promises fail the step with the reason, with the
 // system's xz and with the Go decoder.
 func TestInstallRefusesACorruptCompressedImage(t *testing.T) {
-	img := compressWith(t, "xz", noisyImage())
+	img := compressWith(t, "xz", noisyImage(t))
 	img = img[:len(img)/2] // truncated
 	for _, decoder := range []string{"", "none"} {
 		e := newInstallEnv(t, img, testConfig(0))

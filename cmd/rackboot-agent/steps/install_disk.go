@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/rackboot/rackboot/engine/models"
 )
 
 // openDevice opens a block device (exclusively: a mounted one is refused)
@@ -36,34 +34,6 @@ func openDevice(path string) (*os.File, int64, error) {
 		return nil, 0, fail(ErrDevice, nil, "boot device %s holds only %d bytes", path, size)
 	}
 	return f, size, nil
-}
-
-// writeIgnition writes cfg raw at the start of the GPT partition named
-// models.IgnitionPartitionName of the image on dev, zero-padded to the
-// partition's end, and syncs.
-func writeIgnition(dev *os.File, size int64, cfg []byte) error {
-	parts, err := ReadGPT(dev, size)
-	if err != nil {
-		return fail(ErrNoPartition, err, "the written disk image has no valid GPT")
-	}
-	p, err := FindPartition(parts, models.IgnitionPartitionName)
-	if err != nil {
-		return fail(ErrNoPartition, err, "cannot place the ignition config")
-	}
-	if int64(len(cfg)) > p.Size() {
-		return fail(ErrNoPartition, nil, "the ignition config is %d bytes, larger than the %d-byte %q partition %d",
-			len(cfg), p.Size(), p.Name, p.Index)
-	}
-	if _, err := dev.WriteAt(cfg, p.Offset()); err != nil {
-		return fail(ErrDevice, err, "writing the ignition config")
-	}
-	if err := zeroRange(dev, p.Offset()+int64(len(cfg)), p.Offset()+p.Size()); err != nil {
-		return fail(ErrDevice, err, "zero-padding the ignition partition")
-	}
-	if err := dev.Sync(); err != nil {
-		return fail(ErrDevice, err, "syncing the boot device")
-	}
-	return nil
 }
 
 // wipeGPT zeroes the protective MBR, primary GPT header and table (the

@@ -23,14 +23,21 @@ import (
 // vmtest.Addr on the test bridge): run the real rackboot-agent, then power
 // off. A reboot (what the agent does after a successful install) ends QEMU
 // (-no-reboot) before the marker.
-const installVMRun = `RACKBOOT_TOKEN=%s /rackboot-agent --url http://192.0.2.1:8090 --infra-env-id %s --host-id %s
+const installVMRun = `for m in %s; do insmod /lib/modules/$m.ko; done
+RACKBOOT_TOKEN=%s /rackboot-agent --url http://192.0.2.1:8090 --infra-env-id %s --host-id %s
 echo RACKBOOT-INSTALL-AGENT-EXIT $?
 `
 
+// mountModules are what the agent needs to mount the image's boot file
+// system in the VM (loop devices, ext4), in load order.
+var mountModules = []string{"loop", "crc32c_generic", "crc16", "mbcache", "jbd2", "ext4"}
+
 // TestInstallInQEMU runs the real rackboot-agent binary in a QEMU VM
 // against a loopback-only service in a network namespace: it gets an
-// install step, writes the disk image and the Ignition to /dev/vda (a file
-// on this machine), reports the stages and reboots the VM. Needs
+// install step, writes the CoreOS-shaped disk image to /dev/vda (a file on
+// this machine) and the Ignition to ignition/config.ign on its boot file
+// system (mounted in the VM through a loop device), reports the stages and
+// reboots the VM. Needs
 // RACKBOOT_E2E=1 and root; run it under the QEMU lock:
 //
 //	flock /tmp/rackboot-qemu.lock env RACKBOOT_E2E=1 go test -run TestInstallInQEMU ./cmd/rackboot-agent/steps
@@ -43,7 +50,8 @@ func TestInstallInQEMU(t *testing.T) {
 	defer cancel()
 	art := vmtest.BootImage(ctx, t)
 	initrd := vmtest.Initrd(ctx, t, art.Initrd, t.TempDir(), "github.com/rackboot/rackboot/cmd/rackboot-agent", "rackboot-agent",
-		vmtest.Init("vda", fmt.Sprintf(installVMRun, installToken, installInfraEnv, installHost)))
+		vmtest.Init("vda", fmt.Sprintf(installVMRun, strings.Join(mountModules, " "), installToken, installInfraEnv, installHost)),
+		vmtest.Modules(ctx, t, mountModules...)...)
 
 	ns, err := netns.New(ctx, "rbinst")
 	if err != nil {
@@ -61,7 +69,7 @@ func TestInstallInQEMU(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := fakesvc.New(installInfraEnv, installToken)
-	e := &installEnv{t: t, image: testImage(), config: testConfig(1000), url: "http://192.0.2.1:8090"}
+	e := &installEnv{t: t, image: testImage(t), config: testConfig(1000), url: "http://192.0.2.1:8090"}
 	srv := &http.Server{Handler: e.handler(svc.Handler()), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Close()

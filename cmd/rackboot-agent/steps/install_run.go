@@ -123,18 +123,18 @@ func (in *installer) run(ctx context.Context) (*InstallResult, error) {
 		IgnitionBytes: len(ign), Reboot: !in.args.ExternalReboot}, nil
 }
 
-// placeIgnition puts the host's Ignition where the written image reads
-// it: on a CoreOS metal image's boot file system (with the kernel
-// arguments and network keyfiles, install_bootfs.go), else into the
-// image's ignition partition.
+// placeIgnition finishes the written CoreOS metal image as
+// coreos-installer does: the host's Ignition, the kernel arguments and the
+// network keyfiles on its boot file system (install_bootfs.go). An image
+// without a partition named boot cannot be finished.
 func (in *installer) placeIgnition(ign []byte) error {
 	parts, err := ReadGPT(in.dev, in.devSize)
 	if err != nil {
 		return fail(ErrNoPartition, err, "the written disk image has no valid GPT")
 	}
-	p, ok := hasCoreOSLayout(parts)
-	if !ok {
-		return writeIgnition(in.dev, in.devSize, ign)
+	p, err := FindPartition(parts, BootPartitionName)
+	if err != nil {
+		return fail(ErrNoPartition, err, "the disk image is not a CoreOS metal image")
 	}
 	e, err := coreosEdits(ign, in.args.InstallerArgs, in.deps.NetworkDir)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,17 +40,55 @@ func testConfig(size int) string {
 	return head + strings.Repeat("x", max(0, size-len(head)-len(tail))) + tail
 }
 
-// testImage is a 4 MiB GPT disk image whose 8-sector ignition partition
-// (LBA 2048..2055) is filled with 0xee, and its root with a pattern.
-func testImage() []byte {
-	img := makeGPT(8192, []testPart{{"ignition", 2048, 2055}, {"root", 2056, 8000}})
-	for i := 2048 * SectorSize; i < 2056*SectorSize; i++ {
-		img[i] = 0xee
-	}
-	for i := 2056 * SectorSize; i < 8001*SectorSize; i++ {
+// The partitions of testImage, in sectors.
+const (
+	bootFirst, bootLast = 2048, 4095 // 1 MiB
+	rootFirst, rootLast = 4096, 8000
+)
+
+// testImage is a 4 MiB CoreOS-shaped metal image: a GPT with boot, an
+// ext4 labelled boot made by mkfs.ext4 holding the first-boot stamp and
+// a BLS entry (bootTree), and root, filled with a pattern.
+func testImage(t *testing.T) []byte {
+	t.Helper()
+	img := makeGPT(8192, []testPart{{"boot", bootFirst, bootLast}, {"root", rootFirst, rootLast}})
+	copy(img[bootFirst*SectorSize:], bootExt4(t, bootTree(t), (bootLast-bootFirst+1)*SectorSize))
+	for i := rootFirst * SectorSize; i < (rootLast+1)*SectorSize; i++ {
 		img[i] = byte(i*7 + i>>12)
 	}
 	return img
+}
+
+// bootExt4 is an ext4 of size bytes labelled boot holding dir's files,
+// made by mkfs.ext4.
+func bootExt4(t *testing.T, dir string, size int) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("mkfs.ext4"); err != nil {
+		t.Skip("mkfs.ext4 not installed (e2fsprogs)")
+	}
+	fs := filepath.Join(t.TempDir(), "boot.ext4")
+	if err := os.WriteFile(fs, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(fs, int64(size)); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-L", "boot", "-d", dir, fs).CombinedOutput(); err != nil {
+		t.Fatalf("mkfs.ext4: %v %s", err, out)
+	}
+	return readFile(t, fs)
+}
+
+// requireMount skips unless the test may attach loop devices and mount
+// (root): the agent mounts the written image's boot file system.
+func requireMount(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the install mounts the image's boot file system through a loop device: run as root")
+	}
+	if _, err := exec.LookPath("debugfs"); err != nil {
+		t.Skip("debugfs not installed (e2fsprogs)")
+	}
 }
 
 // installEnv is a loopback service (ignition + progress) and image server.
