@@ -11,7 +11,7 @@ CMDS := rackbootd rackbootctl rackboot-agent
 # ([server] agent_dir, docs/coreos.md).
 AGENT_ARCHS := amd64 arm64
 
-.PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha e2e-systemd bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha e2e-systemd bench bench-diskimage bench-rootfs bench-xz bench-kube bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
 all: build
 
@@ -118,6 +118,13 @@ bench: build
 # nginx serving the same file (writes bench/diskimage/last.md).
 bench-diskimage: build
 	./bench/run.sh diskimage
+
+# The live rootfs of a CoreOS image set (live_iso + live_rootfs) to 50
+# booting hosts at once, fetched from the URL their iPXE script names,
+# against nginx serving the same file (as root; writes
+# bench/diskimage/last-rootfs.md). Not run by CI.
+bench-rootfs: build
+	./bench/run.sh diskimage -route rootfs -out bench/diskimage/last-rootfs.md
 
 # Three appliances against one: replicated writes, DHCP against Kea, and
 # failover over 20 leader kills (as root; writes bench/ha/last.md).
