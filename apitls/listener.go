@@ -69,6 +69,14 @@ func (c *conn) Read(b []byte) (int, error)  { return c.decide().Read(b) }
 func (c *conn) Write(b []byte) (int, error) { return c.decide().Write(b) }
 func (c *conn) Close() error                { return c.raw.Close() }
 
+func (c *conn) LocalAddr() net.Addr  { return c.raw.LocalAddr() }
+func (c *conn) RemoteAddr() net.Addr { return c.raw.RemoteAddr() }
+func (c *conn) SetDeadline(t time.Time) error {
+	return c.raw.SetDeadline(t)
+}
+func (c *conn) SetReadDeadline(t time.Time) error  { return c.raw.SetReadDeadline(t) }
+func (c *conn) SetWriteDeadline(t time.Time) error { return c.raw.SetWriteDeadline(t) }
+
 // ReadFrom lets net/http hand a file body (http.ServeContent of an
 // *os.File) to the kernel: a plain connection writes through the raw
 // connection's ReadFrom (*net.TCPConn: sendfile(2) or splice(2)), as
@@ -83,13 +91,6 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 	}
 	return io.Copy(struct{ io.Writer }{d}, r)
 }
-func (c *conn) LocalAddr() net.Addr         { return c.raw.LocalAddr() }
-func (c *conn) RemoteAddr() net.Addr        { return c.raw.RemoteAddr() }
-func (c *conn) SetDeadline(t time.Time) error {
-	return c.raw.SetDeadline(t)
-}
-func (c *conn) SetReadDeadline(t time.Time) error  { return c.raw.SetReadDeadline(t) }
-func (c *conn) SetWriteDeadline(t time.Time) error { return c.raw.SetWriteDeadline(t) }
 
 // Config is the server configuration for cert: HTTP/1.1 only (the
 // connection is not a *tls.Conn to net/http, which would otherwise
