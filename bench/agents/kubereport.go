@@ -24,6 +24,7 @@ type kubeResult struct {
 	server                  string
 	registerTime, agentTime time.Duration
 	registerFailed          int
+	polls, pollErrors       int
 	agents                  int
 	jsonBytes               int
 	jsonTime                time.Duration
@@ -57,6 +58,13 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 	start := time.Now()
 	res.registerTime, res.registerFailed = sim.registerAll(ctx, o.concurrency)
 	fmt.Fprintf(os.Stderr, "agents: %d hosts registered in %s; waiting for their Agents\n", o.hosts, res.registerTime.Round(time.Millisecond))
+	// The hosts keep polling for instructions (upstream's 60 s) as real
+	// agents do, so the host monitor keeps them connected and their
+	// Agents do not all change at once while the API is measured.
+	pctx, pstop := context.WithCancel(ctx)
+	polled := make(chan int, 1)
+	go func() { polled <- sim.pollAll(pctx, o.interval, time.Hour, srv.pid()) }()
+	defer func() { pstop(); res.polls = <-polled; res.pollErrors = sim.poll.summarize().Errors }()
 	done, err := k.waitAgents(ctx, o.hosts-res.registerFailed, 15*time.Minute)
 	if err != nil {
 		return nil, err
@@ -137,6 +145,8 @@ func (r *kubeResult) markdown() string {
 		"(the registration storm of `bench/agents`, %d in flight): %.1f s, %d failed; the acm controller made one Agent per host: "+
 		"all %d existed %.1f s after the storm began.\n\n",
 		r.opts.hosts, r.opts.concurrency, r.registerTime.Seconds(), r.registerFailed, r.agents, r.agentTime.Seconds())
+	w("From then on every host polled for its instructions once per %s (upstream's interval), as real agents do, until the end "+
+		"(%d polls, %d errors), so the host monitor kept them connected while the API was measured.\n\n", r.opts.interval, r.polls, r.pollErrors)
 	walls := make([]time.Duration, 0, len(r.kubectl))
 	for _, k := range r.kubectl {
 		walls = append(walls, k.Wall)
