@@ -140,6 +140,17 @@ bench-agents: build
 bench-agents-rack: build
 	$(GO) run ./bench/agents -rack 3 -hosts 10000 -out bench/agents/last-rack.md
 
+# Installing a .raw.xz metal image: rackboot-agent's install step against
+# xz -dc | dd onto the same loop device (as root; writes
+# bench/xzinstall/last.md). Not run by CI.
+bench-xz:
+	$(GO) run ./bench/xzinstall -command "make bench-xz" -out bench/xzinstall/last.md
+
+# 10,000 Agents through the Kubernetes-compatible API: kubectl get agents -A,
+# 100 watchers, RSS (writes bench/agents/last-kube.md). Not run by CI.
+bench-kube: build
+	$(GO) run ./bench/agents -kube -hosts 10000 -out bench/agents/last-kube.md
+
 package: build
 	./packaging/build-deb.sh $(VERSION)
 
