@@ -170,10 +170,13 @@ func (r *kubeResult) markdown() string {
 		"resumes) all connected; then %d writes, one every %s, each a JSON merge patch of one Agent's label (as `kubectl patch --type merge`). "+
 		"Each write is one raft command; its 200 comes once the command is committed and applied on the appliance, so "+
 		"\"from the write's 200\" is the delay from the commit (as the writer learns it) to each watcher's MODIFIED event; "+
-		"\"from sending\" adds the write's own round trip (p50 %s, p99 %s). %d events, %d missing, %d write errors. "+
-		"Events per watcher p90/max from the 200: %s / %s.\n\n",
+		"\"from sending\" adds the write's own round trip (p50 %s, p99 %s). %d events timed, %d missing, %d write errors; "+
+		"from the 200, p90 %s and max %s. Besides these, the watchers received %d events of the controllers' own changes "+
+		"(%.1f per second per watcher) while the writes ran; %d watches were started again after failing before their "+
+		"response headers (the server, busy, dropped their TLS handshake), as kubectl's reflector does.\n\n",
 		r.watch.Connected, r.watch.Writes, r.opts.writeGap, ms(durs(r.watch.WriteRTT).P50), ms(durs(r.watch.WriteRTT).P99),
-		len(r.watch.FromSend), r.watch.Missing, r.watch.WriteErrors, ms(ack.P90), ms(ack.Max))
+		len(r.watch.FromSend), r.watch.Missing, r.watch.WriteErrors, ms(ack.P90), ms(ack.Max),
+		r.watch.Other, float64(r.watch.Other)/float64(max(1, r.watch.Connected))/max(0.001, r.watch.Dur.Seconds()), r.watch.Retries)
 	return b.String()
 }
 

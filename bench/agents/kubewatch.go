@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -95,6 +96,10 @@ type watchResult struct {
 	WriteRTT          []time.Duration
 	Missing           int
 	Dur               time.Duration
+	// Retries: watches started again after failing before their headers;
+	// Other: events of changes other than the bench's writes (the
+	// controllers' own), over all watchers.
+	Retries, Other int
 }
 
 // watchEvent is the part of a watch event the watchers read.
@@ -124,17 +129,49 @@ func (k *kube) watchDelays(ctx context.Context, n int, rv string, names []string
 	var mu sync.Mutex
 	var werr error
 	ready.Add(n)
+	var retries, other atomic.Int64
 	for i := 0; i < n; i++ {
+		connected := make(chan struct{})
 		go func() {
-			once := sync.OnceFunc(ready.Done)
+			once := sync.OnceFunc(func() { close(connected); ready.Done() })
 			defer once()
-			err := k.watch(ctx, rv, once, func(seq int) { events <- seen{seq, time.Now()} })
-			if err != nil && ctx.Err() == nil {
-				mu.Lock()
-				werr = err
-				mu.Unlock()
+			// A watch that fails before its headers is started again, as
+			// kubectl's reflector does (a busy server may drop a TLS
+			// handshake past its ReadHeaderTimeout).
+			first := map[int]bool{} // a later change of a written Agent still carries its label
+			for attempt := 0; ; attempt++ {
+				err := k.watch(ctx, rv, once, func(seq int) {
+					if seq < 0 || first[seq] {
+						other.Add(1)
+						return
+					}
+					first[seq] = true
+					events <- seen{seq, time.Now()}
+				})
+				select {
+				case <-connected:
+				default:
+					if attempt < 5 && ctx.Err() == nil {
+						retries.Add(1)
+						continue
+					}
+				}
+				if err != nil && ctx.Err() == nil {
+					mu.Lock()
+					werr = err
+					mu.Unlock()
+				}
+				return
 			}
 		}()
+		// Watchers connect ten at a time, as clients come up, not in one burst.
+		if i%10 == 9 {
+			select {
+			case <-connected:
+			case <-ctx.Done():
+				return res, ctx.Err()
+			}
+		}
 	}
 	ready.Wait()
 	mu.Lock()
@@ -190,6 +227,7 @@ func (k *kube) watchDelays(ctx context.Context, n int, rv string, names []string
 		time.Sleep(20 * time.Millisecond)
 	}
 	res.Dur = time.Since(start)
+	res.Retries, res.Other = int(retries.Load()), int(other.Load())
 	cancel()
 	mu.Lock()
 	defer mu.Unlock()
@@ -231,14 +269,13 @@ func (k *kube) watch(ctx context.Context, rv string, connected func(), seen func
 		if err := dec.Decode(&e); err != nil {
 			return err
 		}
-		if e.Type != "MODIFIED" {
-			continue
-		}
-		if s, ok := e.Object.Metadata.Labels[seqLabel]; ok {
-			if seq, err := strconv.Atoi(s); err == nil {
-				seen(seq)
+		seq := -1
+		if s, ok := e.Object.Metadata.Labels[seqLabel]; ok && e.Type == "MODIFIED" {
+			if n, err := strconv.Atoi(s); err == nil {
+				seq = n
 			}
 		}
+		seen(seq)
 	}
 }
 
