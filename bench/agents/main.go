@@ -32,7 +32,7 @@ type options struct {
 	rack, rounds       int
 	applianceCPU       float64
 	// -kube mode (kubereport.go)
-	kube                          bool
+	kube, kubePoll                bool
 	kubectl                       string
 	watchers, writes, kubectlRuns int
 	writeGap                      time.Duration
@@ -82,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.applianceCPU, "appliance-cpu", 0.5, "with -rack: first run every appliance with this many CPUs of its own (a cgroup v1 CFS quota), as if each were its own machine, then with the machine's CPUs shared (0: shared only)")
 	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server only)")
 	fs.BoolVar(&o.kube, "kube", false, "instead of the two phases: the hosts' Agents through the Kubernetes-compatible API: kubectl get agents -A and watch delays (rackbootd binary only)")
+	fs.BoolVar(&o.kubePoll, "kube-poll", false, "with -kube: the hosts keep polling (60 s) while the API is measured (off: they stop after registering and engine.disconnect_after is 1h so they stay connected)")
 	fs.StringVar(&o.kubectl, "kubectl", "/usr/bin/kubectl", "with -kube: the kubectl binary")
 	fs.IntVar(&o.watchers, "watchers", 100, "with -kube: concurrent watchers of every Agent")
 	fs.IntVar(&o.writes, "writes", 200, "with -kube: Agent writes timed at every watcher")
@@ -138,7 +139,11 @@ func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
 	if o.kube {
 		kind = kindBinary
 	}
-	srv, err := startServer(ctx, serverOpts{kind: kind, bin: o.bin, work: work, contention: o.pprofDir != "", nice: nice})
+	extra := ""
+	if o.kube && !o.kubePoll {
+		extra = "\n[engine]\ndisconnect_after = \"1h\"\n"
+	}
+	srv, err := startServer(ctx, serverOpts{kind: kind, bin: o.bin, work: work, contention: o.pprofDir != "", nice: nice, extraTOML: extra})
 	if err != nil {
 		return err
 	}
