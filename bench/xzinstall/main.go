@@ -211,7 +211,7 @@ func (r *report) markdown() string {
 		if x.note != "" {
 			all = append(all, "failed: "+x.note)
 		}
-		w("| %s | %.0f | %.2f | %s |\n", x.name, r.rate(x.best()), x.best().Seconds(), strings.Join(all, ", "))
+		w("| %s | %.0f | %.2f | %s |\n", strings.ReplaceAll(x.name, "|", "\\|"), r.rate(x.best()), x.best().Seconds(), strings.Join(all, ", "))
 	}
 	if a, p := r.rate(r.rows[0].best()), r.rate(r.rows[1].best()); a > 0 && p > 0 {
 		verdict := "met"

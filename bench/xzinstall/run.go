@@ -56,7 +56,7 @@ func installers(m metal, url string) []installer {
 	}
 	shell := func(script string) func(ctx context.Context, target string) error {
 		return func(ctx context.Context, target string) error {
-			cmd := exec.CommandContext(ctx, "sh", "-c", "set -o pipefail 2>/dev/null; "+script, "sh", m.xz, url, target)
+			cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", script, "bash", m.xz, url, target)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				return fmt.Errorf("%w: %s", err, out)
 			}
