@@ -33,6 +33,7 @@ type kubeResult struct {
 	kubectl                 []kubectlRun
 	verbose                 kubectlRun
 	watch                   watchResult
+	watchErr                error
 	// Memory: after start (no hosts), once every Agent exists, and the
 	// peak during the list and watch measurements.
 	memStart, memAgents, memPeak memory
@@ -96,8 +97,11 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 		names = append(names, it.Metadata.Name)
 	}
 	fmt.Fprintf(os.Stderr, "agents: %d watchers, %d writes\n", o.watchers, o.writes)
-	if res.watch, err = k.watchDelays(ctx, o.watchers, list.Metadata.ResourceVersion, names, o.writes, o.writeGap); err != nil {
-		return nil, err
+	fmt.Fprintf(os.Stderr, "agents: kubectl get agents -A: %s; RSS %s after the Agents\n", joinDur(walls(res.kubectl)), mib(res.memAgents.RSS))
+	wctx, wcancel := context.WithTimeout(ctx, o.watchLimit)
+	defer wcancel()
+	if res.watch, err = k.watchDelays(wctx, o.watchers, list.Metadata.ResourceVersion, names, o.writes, o.writeGap); err != nil {
+		res.watchErr = err // the report says so; the other numbers stand
 	}
 	mstop()
 	res.memPeak, _ = mem.result()
@@ -156,17 +160,19 @@ func (r *kubeResult) markdown() string {
 			"(engine/acm `Run`: `reconcileAll` per change), which kept this 2-CPU machine saturated and the watch phase did not " +
 			"finish in 5 minutes (`-kube-poll` runs it that way).\n\n")
 	}
-	walls := make([]time.Duration, 0, len(r.kubectl))
-	for _, k := range r.kubectl {
-		walls = append(walls, k.Wall)
-	}
+	walls := walls(r.kubectl)
 	med := durs(walls).P50
 	send, ack := durs(r.watch.FromSend), durs(r.watch.FromAck)
 	growth := int64(r.memPeak.RSS) - int64(r.memAgents.RSS)
 	w("| Target | Measured | |\n|---|---|---|\n")
 	w("| `kubectl get agents -A` < 1 s | median %s of %d runs (%s) | %s |\n", ms(med), len(walls), joinDur(walls), met(med < targetKubeList))
-	w("| watch event p99 < 100 ms at %d watchers | p99 %s from the write's 200 (p50 %s); p99 %s from sending the write (p50 %s) | %s |\n",
-		r.opts.watchers, ms(ack.P99), ms(ack.P50), ms(send.P99), ms(send.P50), met(send.P99 < targetWatchP99))
+	if r.watchErr != nil {
+		w("| watch event p99 < 100 ms at %d watchers | not measured: %s (%d of %d writes done, %d events timed) | NOT met |\n",
+			r.opts.watchers, r.watchErr, len(r.watch.WriteRTT), r.opts.writes, len(r.watch.FromSend))
+	} else {
+		w("| watch event p99 < 100 ms at %d watchers | p99 %s from the write's 200 (p50 %s); p99 %s from sending the write (p50 %s) | %s |\n",
+			r.opts.watchers, ms(ack.P99), ms(ack.P50), ms(send.P99), ms(send.P50), met(send.P99 < targetWatchP99))
+	}
 	w("| RSS growth < 256 MiB | %s during the list and watch runs (VmRSS %s once the Agents existed, peak %s); %s from the empty server (%s) to the peak | %s |\n\n",
 		mibSigned(growth), mib(r.memAgents.RSS), mib(r.memPeak.RSS), mibSigned(int64(r.memPeak.RSS)-int64(r.memStart.RSS)), mib(r.memStart.RSS), met(growth < targetKubeRSSGrowh))
 	w("- `kubectl get agents -A` (kubectl v1.32, `/usr/bin/kubectl`, discovery cached after the first run): printed %d bytes, %d lines. "+
@@ -175,6 +181,13 @@ func (r *kubeResult) markdown() string {
 	w("- The same list as kubectl asks for it (Table, `limit=500` and `continue`), from Go: %d response(s), %d bytes (%.1f MiB), %s. "+
 		"As JSON (`application/json`, every Agent whole): %d bytes (%.1f MiB), %s.\n",
 		r.tableReqs, r.tableBytes, float64(r.tableBytes)/(1<<20), ms(r.tableTime), r.jsonBytes, float64(r.jsonBytes)/(1<<20), ms(r.jsonTime))
+	if r.watchErr != nil {
+		w("- Watch: %d watchers (Go clients, each on its own HTTPS connection, `?watch=true&resourceVersion=<the list's>`), "+
+			"then %d writes, one every %s (JSON merge patches of Agent labels): the phase failed or was cut off after %s: %v. "+
+			"%d writes were made, %d watches were started again after failing before their headers.\n\n",
+			r.opts.watchers, r.opts.writes, r.opts.writeGap, r.opts.watchLimit, r.watchErr, len(r.watch.WriteRTT), r.watch.Retries)
+		return b.String()
+	}
 	w("- Watch: %d watchers (Go clients, each on its own HTTPS connection, `?watch=true&resourceVersion=<the list's>` as `kubectl get -w` "+
 		"resumes) all connected; then %d writes, one every %s, each a JSON merge patch of one Agent's label (as `kubectl patch --type merge`). "+
 		"Each write is one raft command; its 200 comes once the command is committed and applied on the appliance, so "+
@@ -187,6 +200,14 @@ func (r *kubeResult) markdown() string {
 		len(r.watch.FromSend), r.watch.Missing, r.watch.WriteErrors, ms(ack.P90), ms(ack.Max),
 		r.watch.Other, float64(r.watch.Other)/float64(max(1, r.watch.Connected))/max(0.001, r.watch.Dur.Seconds()), r.watch.Retries)
 	return b.String()
+}
+
+func walls(runs []kubectlRun) []time.Duration {
+	out := make([]time.Duration, 0, len(runs))
+	for _, k := range runs {
+		out = append(out, k.Wall)
+	}
+	return out
 }
 
 func joinDur(d []time.Duration) string {

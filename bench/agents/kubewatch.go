@@ -151,8 +151,12 @@ func (k *kube) watchDelays(ctx context.Context, n int, rv string, names []string
 				select {
 				case <-connected:
 				default:
-					if attempt < 5 && ctx.Err() == nil {
+					if attempt < 20 && ctx.Err() == nil {
 						retries.Add(1)
+						select { // back off as kubectl's reflector does
+						case <-time.After(time.Duration(attempt+1) * 200 * time.Millisecond):
+						case <-ctx.Done():
+						}
 						continue
 					}
 				}
@@ -174,10 +178,15 @@ func (k *kube) watchDelays(ctx context.Context, n int, rv string, names []string
 		}
 	}
 	ready.Wait()
+	res.Retries = int(retries.Load())
 	mu.Lock()
 	if werr != nil {
 		mu.Unlock()
 		return res, werr
+	}
+	if ctx.Err() != nil {
+		mu.Unlock()
+		return res, fmt.Errorf("%w: the watchers did not all connect", ctx.Err())
 	}
 	mu.Unlock()
 	res.Connected = n
@@ -211,6 +220,7 @@ func (k *kube) watchDelays(ctx context.Context, n int, rv string, names []string
 		}
 		select {
 		case <-ctx.Done():
+			res.Retries = int(retries.Load())
 			return res, ctx.Err()
 		case <-time.After(gap):
 		}

@@ -35,7 +35,7 @@ type options struct {
 	kube, kubePoll                bool
 	kubectl                       string
 	watchers, writes, kubectlRuns int
-	writeGap                      time.Duration
+	writeGap, watchLimit          time.Duration
 }
 
 func main() {
@@ -87,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.watchers, "watchers", 100, "with -kube: concurrent watchers of every Agent")
 	fs.IntVar(&o.writes, "writes", 200, "with -kube: Agent writes timed at every watcher")
 	fs.DurationVar(&o.writeGap, "write-gap", 50*time.Millisecond, "with -kube: pause between two timed writes")
+	fs.DurationVar(&o.watchLimit, "watch-limit", 5*time.Minute, "with -kube: the watch phase is cut off (and reported so) after this long")
 	fs.IntVar(&o.kubectlRuns, "kubectl-runs", 3, "with -kube: timed runs of kubectl get agents -A")
 	if err := fs.Parse(args); err != nil {
 		return o, err
