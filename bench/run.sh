@@ -44,7 +44,8 @@ fi
 # the install tests record (make e2e-install e2e-full).
 if [ $# -eq 0 ]; then
 	for report in bench/diskimage/last-rootfs.md bench/xzinstall/last.md bench/agents/last.md bench/agents/last-rack.md \
-		bench/agents/last-kube.md bench/agents/kube-apiserver.md bench/ha/last.md testbed/e2e/installbed/last.md; do
+		bench/agents/last-kube.md bench/agents/kube-profile.md bench/agents/kube-apiserver.md bench/ha/last.md \
+		testbed/e2e/installbed/last.md; do
 		[ -f "$report" ] || continue
 		printf '\n' >>docs/benchmarks.md
 		cat "$report" >>docs/benchmarks.md
