@@ -11,7 +11,7 @@ CMDS := rackbootd rackbootctl rackboot-agent
 # ([server] agent_dir, docs/coreos.md).
 AGENT_ARCHS := amd64 arm64
 
-.PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha e2e-systemd bench bench-diskimage bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
+.PHONY: all build test e2e e2e-console e2e-boot e2e-agent e2e-discovery e2e-parts e2e-install e2e-full e2e-bmc e2e-ha e2e-systemd bench bench-diskimage bench-rootfs bench-xz bench-kube bench-ha bench-agents bench-agents-rack package deps check fuzz vet demo clean
 
 all: build
 
@@ -121,6 +121,13 @@ bench: build
 bench-diskimage: build
 	./bench/run.sh diskimage
 
+# The live rootfs of a CoreOS image set (live_iso + live_rootfs) to 50
+# booting hosts at once, fetched from the URL their iPXE script names,
+# against nginx serving the same file (as root; writes
+# bench/diskimage/last-rootfs.md). Not run by CI.
+bench-rootfs: build
+	./bench/run.sh diskimage -route rootfs -out bench/diskimage/last-rootfs.md
+
 # Three appliances against one: replicated writes, DHCP against Kea, and
 # failover over 20 leader kills (as root; writes bench/ha/last.md).
 bench-ha: build
@@ -134,6 +141,17 @@ bench-agents: build
 # own, then all sharing the machine's; writes bench/agents/last-rack.md).
 bench-agents-rack: build
 	$(GO) run ./bench/agents -rack 3 -hosts 10000 -out bench/agents/last-rack.md
+
+# Installing a .raw.xz metal image: rackboot-agent's install step against
+# xz -dc | dd onto the same loop device (as root; writes
+# bench/xzinstall/last.md). Not run by CI.
+bench-xz:
+	$(GO) run ./bench/xzinstall -command "make bench-xz" -out bench/xzinstall/last.md
+
+# 10,000 Agents through the Kubernetes-compatible API: kubectl get agents -A,
+# 100 watchers, RSS (writes bench/agents/last-kube.md). Not run by CI.
+bench-kube: build
+	$(GO) run ./bench/agents -kube -hosts 10000 -out bench/agents/last-kube.md
 
 package: build
 	./packaging/build-deb.sh $(VERSION)

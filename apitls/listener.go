@@ -3,6 +3,7 @@ package apitls
 import (
 	"bufio"
 	"crypto/tls"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -67,13 +68,29 @@ func (c *conn) TLS() bool {
 func (c *conn) Read(b []byte) (int, error)  { return c.decide().Read(b) }
 func (c *conn) Write(b []byte) (int, error) { return c.decide().Write(b) }
 func (c *conn) Close() error                { return c.raw.Close() }
-func (c *conn) LocalAddr() net.Addr         { return c.raw.LocalAddr() }
-func (c *conn) RemoteAddr() net.Addr        { return c.raw.RemoteAddr() }
+
+func (c *conn) LocalAddr() net.Addr  { return c.raw.LocalAddr() }
+func (c *conn) RemoteAddr() net.Addr { return c.raw.RemoteAddr() }
 func (c *conn) SetDeadline(t time.Time) error {
 	return c.raw.SetDeadline(t)
 }
 func (c *conn) SetReadDeadline(t time.Time) error  { return c.raw.SetReadDeadline(t) }
 func (c *conn) SetWriteDeadline(t time.Time) error { return c.raw.SetWriteDeadline(t) }
+
+// ReadFrom lets net/http hand a file body (http.ServeContent of an
+// *os.File) to the kernel: a plain connection writes through the raw
+// connection's ReadFrom (*net.TCPConn: sendfile(2) or splice(2)), as
+// it would without this listener; only the peeked read side differs. A
+// TLS connection copies through TLS.
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	d := c.decide()
+	if p, ok := d.(*peeked); ok {
+		if rf, ok := p.Conn.(io.ReaderFrom); ok {
+			return rf.ReadFrom(r)
+		}
+	}
+	return io.Copy(struct{ io.Writer }{d}, r)
+}
 
 // Config is the server configuration for certs: HTTP/1.1 only (the
 // connection is not a *tls.Conn to net/http, which would otherwise

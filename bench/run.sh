@@ -36,11 +36,16 @@ if [ $# -eq 0 ]; then
 fi
 # Benchmarks that run on their own keep their last report at the end of
 # docs/benchmarks.md: the agents of the discovery engine (make bench-agents),
-# the registration storm on a rack (make bench-agents-rack), the rack of three
+# the live rootfs (make bench-rootfs), the .raw.xz install (make bench-xz),
+# the registration storm on a rack (make bench-agents-rack), the Kubernetes
+# API at 10,000 Agents and what a kube-apiserver would need (make
+# bench-kube), the rack of three
 # appliances (make bench-ha) and the installation times
 # the install tests record (make e2e-install e2e-full).
 if [ $# -eq 0 ]; then
-	for report in bench/agents/last.md bench/agents/last-rack.md bench/ha/last.md testbed/e2e/installbed/last.md; do
+	for report in bench/diskimage/last-rootfs.md bench/xzinstall/last.md bench/agents/last.md bench/agents/last-rack.md \
+		bench/agents/last-kube.md bench/agents/kube-profile.md bench/agents/kube-apiserver.md bench/ha/last.md \
+		testbed/e2e/installbed/last.md; do
 		[ -f "$report" ] || continue
 		printf '\n' >>docs/benchmarks.md
 		cat "$report" >>docs/benchmarks.md

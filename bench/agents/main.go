@@ -31,6 +31,11 @@ type options struct {
 	nice               int
 	rack, rounds       int
 	applianceCPU       float64
+	// -kube mode (kubereport.go)
+	kube, kubePoll                bool
+	kubectl                       string
+	watchers, writes, kubectlRuns int
+	writeGap, watchLimit          time.Duration
 }
 
 func main() {
@@ -76,10 +81,22 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.rounds, "rounds", 2, "with -rack: storms per rack size, alternating")
 	fs.Float64Var(&o.applianceCPU, "appliance-cpu", 0.5, "with -rack: first run every appliance with this many CPUs of its own (a cgroup v1 CFS quota), as if each were its own machine, then with the machine's CPUs shared (0: shared only)")
 	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server only)")
+	fs.BoolVar(&o.kube, "kube", false, "instead of the two phases: the hosts' Agents through the Kubernetes-compatible API: kubectl get agents -A and watch delays (rackbootd binary only)")
+	fs.BoolVar(&o.kubePoll, "kube-poll", false, "with -kube: the hosts keep polling (60 s) while the API is measured (off: they stop after registering and engine.disconnect_after is 1h so they stay connected)")
+	fs.StringVar(&o.kubectl, "kubectl", "/usr/bin/kubectl", "with -kube: the kubectl binary")
+	fs.IntVar(&o.watchers, "watchers", 100, "with -kube: concurrent watchers of every Agent")
+	fs.IntVar(&o.writes, "writes", 200, "with -kube: Agent writes timed at every watcher")
+	fs.DurationVar(&o.writeGap, "write-gap", 50*time.Millisecond, "with -kube: pause between two timed writes")
+	fs.DurationVar(&o.watchLimit, "watch-limit", 5*time.Minute, "with -kube: the watch phase is cut off (and reported so) after this long")
+	fs.IntVar(&o.kubectlRuns, "kubectl-runs", 3, "with -kube: timed runs of kubectl get agents -A")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	switch {
+	case o.kube && (o.watchers < 1 || o.watchers > 1000 || o.writes < 1 || o.writes > 10000 || o.kubectlRuns < 1 || o.writeGap < 0):
+		err := fmt.Errorf("%w: -watchers 1..1000, -writes 1..10000, -kubectl-runs ≥ 1, -write-gap ≥ 0", ErrUsage)
+		fmt.Fprintln(stderr, err)
+		return o, err
 	case fs.NArg() > 0:
 		err := fmt.Errorf("%w: unexpected arguments %q", ErrUsage, fs.Args())
 		fmt.Fprintln(stderr, err)
@@ -119,11 +136,26 @@ func bench(ctx context.Context, o options, stdout io.Writer) (err error) {
 	if niceErr == nil {
 		nice = o.nice
 	}
-	srv, err := startServer(ctx, serverOpts{kind: o.server, bin: o.bin, work: work, contention: o.pprofDir != "", nice: nice})
+	kind := o.server
+	if o.kube {
+		kind = kindBinary
+	}
+	extra := ""
+	if o.kube && !o.kubePoll {
+		extra = "\n[engine]\ndisconnect_after = \"1h\"\n"
+	}
+	srv, err := startServer(ctx, serverOpts{kind: kind, bin: o.bin, work: work, contention: o.pprofDir != "", nice: nice, extraTOML: extra})
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
+	if o.kube {
+		kr, err := benchKube(ctx, o, srv, work)
+		if err != nil {
+			return err
+		}
+		return writeReport(kr.markdown(), o.out, stdout)
+	}
 	res := &result{opts: o, args: os.Args, started: time.Now(), serverKind: srv.kind, niceApplied: niceErr == nil}
 	if err := measure(ctx, o, srv, res); err != nil {
 		return err

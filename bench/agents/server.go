@@ -62,8 +62,9 @@ func (s *server) pid() int { return s.cmd.Process.Pid }
 // serverOpts say which server to start and how.
 type serverOpts struct {
 	kind, bin, work string
-	contention      bool // in-process: profile blocking and mutex contention
-	nice            int  // run the server under nice(1) -n nice (0: not)
+	contention      bool   // in-process: profile blocking and mutex contention
+	nice            int    // run the server under nice(1) -n nice (0: not)
+	extraTOML       string // appended to the binary's configuration
 }
 
 // startServer starts the server of o.kind in a fresh data directory
@@ -105,7 +106,7 @@ func startBinary(ctx context.Context, o serverOpts, dataDir string) (*server, er
 	}
 	conf := filepath.Join(dataDir, "rackbootd.toml")
 	text := fmt.Sprintf("[server]\ndata_dir = %q\nadvertise = \"127.0.0.1\"\nhttp_listen = \"127.0.0.1:%d\"\n\n[tftp]\nenabled = false\n",
-		dataDir, port)
+		dataDir, port) + o.extraTOML
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrServer, err)
 	}

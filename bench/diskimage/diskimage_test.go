@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -65,5 +66,19 @@ func TestReportRatio(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestRootfsURLFromTheScript: the rootfs route fetches what the kernel
+// line's coreos.live.rootfs_url names, and a script without it is an
+// error.
+func TestRootfsURLFromTheScript(t *testing.T) {
+	script := "#!ipxe\ninitrd --name initrd http://a/boot/m/initrd\n" +
+		"kernel http://a/boot/m/kernel initrd=initrd coreos.live.rootfs_url=http://a:8080/images/bench/rootfs.img ignition.firstboot\nboot\n"
+	if u, err := rootfsURL(script); err != nil || u != "http://a:8080/images/bench/rootfs.img" {
+		t.Errorf("rootfsURL = %q, %v", u, err)
+	}
+	if u, err := rootfsURL("#!ipxe\nkernel http://a/k console=ttyS0\nboot\n"); !errors.Is(err, errNoRootfs) {
+		t.Errorf("a script without the rootfs: %q, %v", u, err)
 	}
 }

@@ -36,15 +36,15 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.clients, "clients", 50, "simulated installing hosts downloading at once")
 	fs.IntVar(&o.rounds, "rounds", 3, "runs per server, alternating; the best is reported")
 	fs.BoolVar(&o.hash, "hash", true, "clients sha256 every body, as the install step does")
-	fs.StringVar(&o.route, "route", routeImage, "how rackbootd sends the image: kernel (a boot profile's kernel) or image (/images/{set}/disk.img of an [[image_set]])")
+	fs.StringVar(&o.route, "route", routeImage, "how rackbootd sends the image: kernel (a boot profile's kernel), image (/images/{set}/disk.img of an [[image_set]]) or rootfs (the live rootfs of a CoreOS image set, the URL a host's iPXE script names)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.sizeMiB <= 0 || o.clients <= 0 || o.rounds <= 0 {
 		return o, errors.New("-size, -clients and -rounds must be positive")
 	}
-	if o.route != routeKernel && o.route != routeImage {
-		return o, fmt.Errorf("-route %q: want %s or %s", o.route, routeKernel, routeImage)
+	if o.route != routeKernel && o.route != routeImage && o.route != routeRootfs {
+		return o, fmt.Errorf("-route %q: want %s, %s or %s", o.route, routeKernel, routeImage, routeRootfs)
 	}
 	o.DefaultCommand("diskimage", args)
 	return o, nil

@@ -51,12 +51,26 @@ func (r *report) finish() { r.load[1] = harness.LoadAvg() }
 
 // route says how rackbootd sent the image.
 func (r *report) route() string {
+	if r.o.route == routeRootfs {
+		return "the URL that `coreos.live.rootfs_url` names in a host's iPXE script (`GET /images/bench/rootfs.img`: " +
+			"the live rootfs of a CoreOS `[[image_set]]` declared with `live_iso` and `live_rootfs`, the AgentServiceConfig " +
+			"`osImages` pair; the ISO is a CoreOS-shaped one built with xorriso), read from the script before each run"
+	}
 	if r.o.route == routeImage {
 		return "`GET /images/bench/disk.img`, the install step's route (an `[[image_set]]` whose `disk_image` is the file; " +
 			"`http.ServeContent` + `sendfile(2)`)"
 	}
 	return fmt.Sprintf("`GET /boot/<mac>/kernel` for %d distinct MACs whose profile's kernel is the disk image: its boot "+
 		"HTTP server's file path (`http.ServeContent` + `sendfile(2)`), which `/images/{set}/disk.img` shares", r.o.clients)
+}
+
+// target is the ratio rackbootd must reach: the live rootfs (issue 11)
+// is held to nginx's rate, the disk image to 0.8 of it.
+func (r *report) target() float64 {
+	if r.o.route == routeRootfs {
+		return 1.0
+	}
+	return 0.8
 }
 
 // ratio is rackbootd's best MB/s over nginx's (0 when either is missing).
@@ -71,14 +85,18 @@ func (r *report) ratio() float64 {
 func (r *report) write(w io.Writer) error {
 	var b strings.Builder
 	o := r.o
-	fmt.Fprintf(&b, "## Disk image streaming: %d installing hosts at once\n\n", o.clients)
+	if o.route == routeRootfs {
+		fmt.Fprintf(&b, "## Live rootfs streaming: %d booting hosts at once\n\n", o.clients)
+	} else {
+		fmt.Fprintf(&b, "## Disk image streaming: %d installing hosts at once\n\n", o.clients)
+	}
 	fmt.Fprintf(&b, "`%s` (%s UTC; %d CPUs, load average %s at the start, %s at the end; %s).\n\n",
 		o.Command, r.date.Format("2006-01-02 15:04"), runtime.NumCPU(), r.load[0], r.load[1], runtime.Version())
 	hashing := "streams the body through sha256 and checks the sum, as rackboot-agent's install step does (without the disk write)"
 	if !o.hash {
 		hashing = "discards the body (no hashing)"
 	}
-	fmt.Fprintf(&b, "One %d MiB disk image of random data (sha256 %.12s…), one file served by both servers. "+
+	fmt.Fprintf(&b, "One %d MiB file of random data (sha256 %.12s…), one file served by both servers. "+
 		"%d Go HTTP clients in the client namespace start at once, each downloading the image once; each client %s. "+
 		"rackbootd: %s. "+
 		"nginx (`sendfile on`, `worker_processes auto`, no access log): `GET /disk.img`. "+
@@ -103,10 +121,10 @@ func (r *report) write(w io.Writer) error {
 	}
 	if ratio := r.ratio(); ratio > 0 {
 		verdict := "met"
-		if ratio < 0.8 {
+		if ratio < r.target() {
 			verdict = "NOT met"
 		}
-		fmt.Fprintf(&b, "\nrackbootd ÷ nginx: **%.2f×** (target ≥ 0.8×: %s).\n", ratio, verdict)
+		fmt.Fprintf(&b, "\nrackbootd ÷ nginx: **%.2f×** (target ≥ %.1f×: %s).\n", ratio, r.target(), verdict)
 	}
 	b.WriteString("\nAll runs (MB/s): ")
 	var parts []string

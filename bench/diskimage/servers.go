@@ -67,22 +67,30 @@ func makeImage(workDir string, size int64) (image, error) {
 type server struct {
 	name  string
 	start func(ctx context.Context, pair *topo.Pair, dir string) (*proc.Proc, error)
-	urls  func(n int) []string
+	// prepare, when set, runs once the server answers, before the URLs
+	// are asked for (the rootfs route learns its URL from an iPXE script).
+	prepare func(ctx context.Context, pair *topo.Pair, dir string) error
+	urls    func(n int) []string
 }
 
 // Routes rackbootd can send the image by.
 const (
 	routeKernel = "kernel" // GET /boot/<mac>/kernel of a profile whose kernel is the image
 	routeImage  = "image"  // GET /images/bench/disk.img of an [[image_set]] with disk_image
+	routeRootfs = "rootfs" // coreos.live.rootfs_url of a CoreOS image set (live_iso + live_rootfs)
 )
 
 func servers(o options, img image) []server {
 	work := filepath.Dir(img.dir)
 	rb := peers.Rackbootd{Bin: o.Rackbootd, DHCPMode: "off", TFTPRoot: filepath.Join(work, "tftproot"),
 		Kernel: img.path, Initrd: filepath.Join(work, "initrd.img"), Ignition: filepath.Join(work, "bench.ign")}
-	return []server{{
+	var rootfs string // the rootfs route's URL, from the iPXE script
+	rackbootd := server{
 		name: "rackbootd",
 		start: func(ctx context.Context, pair *topo.Pair, dir string) (*proc.Proc, error) {
+			if o.route == routeRootfs {
+				return startLive(ctx, pair, dir, rb, img, filepath.Join(filepath.Dir(o.Rackbootd), "agent"))
+			}
 			return startRackbootd(ctx, pair, dir, rb, o.route, img)
 		},
 		urls: func(n int) []string {
@@ -90,13 +98,23 @@ func servers(o options, img image) []server {
 			for i := range u {
 				// One MAC per simulated host on the kernel route.
 				u[i] = fmt.Sprintf("http://%s:%d/boot/52-54-00-dd-%02x-%02x/kernel", topo.ServerIP, peers.RackbootdHTTPPort, i>>8, i&0xff)
-				if o.route == routeImage {
+				switch o.route {
+				case routeImage:
 					u[i] = fmt.Sprintf("http://%s:%d/images/bench/disk.img", topo.ServerIP, peers.RackbootdHTTPPort)
+				case routeRootfs:
+					u[i] = rootfs
 				}
 			}
 			return u
 		},
-	}, {
+	}
+	if o.route == routeRootfs {
+		rackbootd.prepare = func(ctx context.Context, pair *topo.Pair, dir string) (err error) {
+			rootfs, err = liveRootfsURL(ctx, pair, filepath.Join(dir, "data"))
+			return err
+		}
+	}
+	return []server{rackbootd, {
 		name: "nginx",
 		start: func(ctx context.Context, pair *topo.Pair, dir string) (*proc.Proc, error) {
 			return peers.Nginx(ctx, pair.Server, dir, img.dir)
@@ -142,8 +160,14 @@ func measure(ctx context.Context, pair *topo.Pair, o options, img image, s serve
 		return run{}, err
 	}
 	defer p.Stop()
-	urls := s.urls(o.clients)
+	var urls []string
 	err = p.WaitReady(ctx, 30*time.Second, func(ctx context.Context) error {
+		if s.prepare != nil {
+			if err := s.prepare(ctx, pair, dir); err != nil {
+				return err
+			}
+		}
+		urls = s.urls(o.clients)
 		r, err := load(ctx, pair, dir, download(urls[:1], img, true))
 		if err == nil && r.Downloads != 1 {
 			err = errors.New(r.FirstError)

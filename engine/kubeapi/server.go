@@ -55,6 +55,7 @@ type Handler struct {
 	byGV   map[string]map[string]*Resource // group/version → plural → resource
 	byKind map[string]*Resource            // group/Kind
 	cache  *watchCache
+	enc    *encCache // watch lines shared by the watchers of a change
 	proto  *protoCodec
 }
 
@@ -92,6 +93,7 @@ func New(o Options) (*Handler, error) {
 		h.byKind[r.Group+"/"+r.Kind] = r
 	}
 	h.cache = newWatchCache(o.Store, h.res, o.WatchWindow)
+	h.enc = newEncCache()
 	pc, err := newProtoCodec()
 	if err != nil {
 		return nil, err

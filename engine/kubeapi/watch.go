@@ -137,13 +137,28 @@ func (s *stream) event(e event) error {
 }
 
 func (s *stream) send(typ string, o engine.Object) error {
-	view, err := s.h.render(s.req.res, o)
+	res := s.req.res
+	if !wantsTable(s.r) && !(res.Group == "" && res.Kind == "Secret") {
+		line, err := s.h.enc.line(res, typ, o, func() ([]byte, error) {
+			view, err := s.h.render(res, o)
+			if err != nil {
+				return nil, err
+			}
+			return eventLine(typ, view)
+		})
+		if err != nil {
+			return err
+		}
+		_, err = s.w.Write(line)
+		return err
+	}
+	view, err := s.h.render(res, o)
 	if err != nil {
 		return err
 	}
 	var obj any = view
 	if wantsTable(s.r) {
-		obj = s.h.table(s.req.res, s.r, []engine.Object{o}, []map[string]any{view}, o.Revision)
+		obj = s.h.table(res, s.r, []engine.Object{o}, []map[string]any{view}, o.Revision)
 	}
 	return writeEvent(s.w, typ, obj)
 }
@@ -156,12 +171,21 @@ func startStream(w http.ResponseWriter) {
 }
 
 func writeEvent(w http.ResponseWriter, typ string, obj any) error {
-	b, err := json.Marshal(map[string]any{"type": typ, "object": obj})
+	b, err := eventLine(typ, obj)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(b)
 	return err
+}
+
+// eventLine is one watch event as its JSON line.
+func eventLine(typ string, obj any) ([]byte, error) {
+	b, err := json.Marshal(map[string]any{"type": typ, "object": obj})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 func flush(w http.ResponseWriter) {
