@@ -11,6 +11,7 @@ import (
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bootsel"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -50,9 +51,8 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	d.apiOpts = api.Options{
 		Store: d.store, AdminToken: token, Keys: keys,
 		ServiceURL: d.cfg.BaseURL(), BootURL: d.cfg.BaseURL(),
-		Thresholds:  func(*engine.Model, string) validation.Thresholds { return thresholds },
-		Log:         d.log.With("service", "api"),
-		MonitorLoop: &d.loops.monitor,
+		Thresholds: func(*engine.Model, string) validation.Thresholds { return thresholds },
+		Log:        d.log.With("service", "api"),
 	}
 	if err := d.newBMH(); err != nil {
 		return err
@@ -113,9 +113,13 @@ func (d *daemon) runEngine(ctx context.Context) {
 	go func() {
 		defer d.wg.Done()
 		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
-			opts := d.apiOpts
+			opts := d.apiOpts.HostOptions()
 			opts.Store = engine.Fence(d.store) // a deposed leader's late writes are refused
-			if err := api.Monitor(ctx, opts, d.cfg.Engine.MonitorInterval); err != nil {
+			mon, err := hosts.New(opts)
+			if err == nil {
+				err = mon.Monitor(ctx, d.cfg.Engine.MonitorInterval, &d.loops.monitor)
+			}
+			if err != nil {
 				d.log.Error("host monitor stopped", "err", err)
 			}
 		})

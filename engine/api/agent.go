@@ -2,8 +2,7 @@ package api
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -93,7 +93,7 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	h := engine.Host{ID: p.HostID, InfraEnvID: ieID, Status: status,
 		StatusInfo: validation.StatusInfoDiscovering, AgentVersion: version}
 	ctx := r.Context()
-	s.steps.forget(p.HostID)
+	s.hosts.ForgetSteps(p.HostID)
 	registered := &engine.Event{Name: "host_registration_succeeded", Severity: "info",
 		Message: fmt.Sprintf("Host %s: Successfully registered", h.ID), Props: requestProps(r)}
 	res, err := s.store.Apply(ctx, &engine.RegisterHost{Host: h, Event: registered})
@@ -102,7 +102,7 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	}
 	h, _ = res.(engine.Host)
 	s.log.InfoContext(ctx, "host registered", "host", h.ID, "infra_env", ieID, "agent_version", version)
-	if err := s.refreshHost(ctx, h.ID); err != nil {
+	if err := s.hosts.Refresh(ctx, h.ID); err != nil {
 		return err
 	}
 	return s.writeRegistration(w, ieID, h.ID, version)
@@ -125,13 +125,6 @@ func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version stri
 	return nil
 }
 
-// stepID returns "<type>-<8 hex>", as upstream.
-func stepID(t models.StepType) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return string(t) + "-" + hex.EncodeToString(b[:])
-}
-
 func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ieID, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
 	h, err := s.host(ieID, id)
@@ -152,7 +145,7 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	// now rather than at the monitor's next pass.
 	if h.Status == models.HostStatusDisconnected || h.Status == models.HostStatusDisconnectedUnbound ||
 		hostTime != nil && clockVerdictMoved(h.HostTime, *hostTime, now) {
-		if err := s.refreshHost(ctx, id); err != nil {
+		if err := s.hosts.Refresh(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -164,16 +157,16 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		writeJSON(w, http.StatusOK, steps)
 		return nil
 	}
-	if s.inventoryDue(h, now) {
+	if s.hosts.InventoryDue(h, now) {
 		steps.Instructions = append(steps.Instructions, &models.Step{
-			StepType: models.StepTypeInventory, StepID: stepID(models.StepTypeInventory), Args: []string{id}})
+			StepType: models.StepTypeInventory, StepID: hosts.StepID(models.StepTypeInventory), Args: []string{id}})
 	}
-	periodic, err := s.periodicSteps(h)
+	periodic, err := s.hosts.PeriodicSteps(h)
 	if err != nil {
 		return err
 	}
 	steps.Instructions = append(steps.Instructions, periodic...)
-	speed, err := s.diskSpeedStep(h, now)
+	speed, err := s.hosts.DiskSpeedStep(h, now)
 	if err != nil {
 		return err
 	}
@@ -214,9 +207,9 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if reply.ExitCode != 0 {
 		s.log.WarnContext(ctx, "step failed", "host", id, "step_type", reply.StepType, "step_id", reply.StepID,
 			"exit_code", reply.ExitCode)
-		s.event(ctx, engine.Event{Name: "host_step_failed", Severity: "warning", ClusterID: h.ClusterID,
+		s.hosts.Event(ctx, engine.Event{Name: "host_step_failed", Severity: "warning", ClusterID: h.ClusterID,
 			InfraEnvID: ieID, HostID: id, Message: fmt.Sprintf("Host %s: step %s (%s) failed with exit code %d",
-				s.hostName(h), reply.StepType, reply.StepID, reply.ExitCode)})
+				s.hosts.HostName(h), reply.StepType, reply.StepID, reply.ExitCode)})
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
@@ -288,7 +281,7 @@ func (s *server) storeInventory(r *http.Request, h engine.Host, output string) e
 		return fmt.Errorf("store inventory: %w", err)
 	}
 	s.log.InfoContext(ctx, "inventory received", "host", h.ID, "infra_env", h.InfraEnvID, "bytes", compact.Len())
-	return s.refreshHost(ctx, h.ID)
+	return s.hosts.Refresh(ctx, h.ID)
 }
 
 // defaultDisk is the installation disk to set with a new inventory: the
@@ -297,7 +290,7 @@ func (s *server) defaultDisk(h engine.Host, inventory []byte) string {
 	h.Inventory = inventory
 	var eligible []*models.Disk
 	s.store.Read(func(m *engine.Model) {
-		_, eligible = hostFacts(m, h, s).InstallationDisks(s.hostThresholds(m, h))
+		_, eligible = s.hosts.HostFacts(m, h).InstallationDisks(s.hosts.HostThresholds(m, h))
 	})
 	for _, d := range eligible {
 		if d.ID == h.InstallationDiskID {
@@ -343,4 +336,39 @@ func pollSeconds(status string) int64 {
 		return InstallPollSeconds
 	}
 	return DefaultPollSeconds
+}
+
+// storeStepResult checks the output of a periodic step and has the domain
+// keep it (outputs of other step types are not kept).
+func (s *server) storeStepResult(ctx context.Context, h engine.Host, t models.StepType, output string) error {
+	doc := hosts.StepOutput(t)
+	if doc == nil {
+		return nil
+	}
+	if err := decodeBytes([]byte(output), doc); err != nil {
+		return badRequest("%s output: %v", t, err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(output)); err != nil {
+		return badRequest("%s output is not JSON", t)
+	}
+	return s.hosts.StoreStepResult(ctx, h, t, compact.Bytes())
+}
+
+// storeDiskSpeed checks an installation-disk-speed-check reply (no path:
+// the host's installation disk) and has the domain record it.
+func (s *server) storeDiskSpeed(ctx context.Context, h engine.Host, reply models.StepReply) error {
+	var out models.DiskSpeedCheckResponse
+	if reply.Output != "" {
+		if err := decodeBytes([]byte(reply.Output), &out); err != nil {
+			return badRequest("%s output: %v", reply.StepType, err)
+		}
+	}
+	if out.Path == "" {
+		out.Path = hosts.InstallationDisk(h)
+	}
+	if out.Path == "" || len(out.Path) > 4096 {
+		return badRequest("%s output names no disk", reply.StepType)
+	}
+	return s.hosts.StoreDiskSpeed(ctx, h, reply.ExitCode, out)
 }

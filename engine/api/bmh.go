@@ -102,7 +102,7 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 	if err != nil {
 		return fmt.Errorf("create baremetal host: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "bmh_created", Severity: "info", Props: map[string]string{"bmh": b.Name},
+	s.hosts.Event(ctx, engine.Event{Name: "bmh_created", Severity: "info", Props: map[string]string{"bmh": b.Name},
 		Message: fmt.Sprintf("BareMetalHost %s: created (BMC %s)", b.Name, b.BMC.Address)})
 	writeJSON(w, http.StatusCreated, s.bmhView(out))
 	return nil
@@ -211,7 +211,7 @@ func (s *server) deleteBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 			s.log.WarnContext(ctx, "delete BMC credentials", "bmh", b.Name, "err", err)
 		}
 	}
-	s.event(ctx, engine.Event{Name: "bmh_deleted", Severity: "info", Props: map[string]string{"bmh": b.Name},
+	s.hosts.Event(ctx, engine.Event{Name: "bmh_deleted", Severity: "info", Props: map[string]string{"bmh": b.Name},
 		Message: fmt.Sprintf("BareMetalHost %s: deleted", b.Name)})
 	w.WriteHeader(http.StatusNoContent)
 	return nil

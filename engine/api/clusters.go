@@ -144,9 +144,9 @@ func (s *server) registerCluster(ctx context.Context, p models.ClusterCreatePara
 	if _, err := s.store.Apply(ctx, create); err != nil {
 		return "", fmt.Errorf("create cluster: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "cluster_registration_succeeded", Severity: "info", ClusterID: c.ID,
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_registration_succeeded", Severity: "info", ClusterID: c.ID,
 		Message: fmt.Sprintf("Successfully registered cluster %s", c.Name)})
-	return c.ID, s.refreshCluster(ctx, c.ID)
+	return c.ID, s.hosts.RefreshCluster(ctx, c.ID)
 }
 
 // Upstream's networks for a cluster created without them (assisted-service's
@@ -306,9 +306,9 @@ func (s *server) changeCluster(ctx context.Context, id string, p models.V2Cluste
 		return fmt.Errorf("update cluster: %w", err)
 	}
 	c, _ := res.(engine.Cluster)
-	s.event(ctx, engine.Event{Name: "cluster_updated", Severity: "info", ClusterID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_updated", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Cluster %s was updated", c.Name)})
-	return s.refreshCluster(ctx, id)
+	return s.hosts.RefreshCluster(ctx, id)
 }
 
 func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -330,7 +330,7 @@ func (s *server) deregister(ctx context.Context, id string) error {
 	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: clusterSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
 		return fmt.Errorf("delete pull secret: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "cluster_deregistered", Severity: "info", ClusterID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_deregistered", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Deregistered cluster %s", id)})
 	return nil
 }

@@ -49,8 +49,8 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) models.Cluster {
 			out.ReadyHostCount++
 		}
 	}
-	t := s.clusterThresholds(m, c)
-	if info, err := validation.ValidateCluster(s.clusterFacts(m, c, &t), t).JSON(); err == nil {
+	t := s.hosts.ClusterThresholds(m, c)
+	if info, err := validation.ValidateCluster(s.hosts.ClusterFacts(m, c, &t), t).JSON(); err == nil {
 		out.ValidationsInfo = info
 	}
 	return out
@@ -124,7 +124,7 @@ func (s *server) hostOut(h engine.Host) *models.APIHost {
 	if h.Day2 {
 		out.Kind = models.HostKindAddToExistingClusterHost
 	}
-	if inv := s.inv.get(h); inv != nil {
+	if inv := s.hosts.Inventory(h); inv != nil {
 		for _, d := range inv.Disks {
 			if d != nil && d.ID != "" && d.ID == h.InstallationDiskID {
 				out.InstallationDiskPath = d.Path

@@ -181,7 +181,7 @@ func (s *server) macInstalled(m *engine.Model, id, mac string) bool {
 		if !pastDiskWrite(h.Status) {
 			continue
 		}
-		if inv := s.inv.get(h); inv != nil {
+		if inv := s.hosts.Inventory(h); inv != nil {
 			for _, nic := range inv.Interfaces {
 				if nic != nil && strings.EqualFold(nic.MacAddress, mac) {
 					return true

@@ -193,8 +193,8 @@ func (s *server) updateHostIgnition(w http.ResponseWriter, r *http.Request, _ au
 	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{IgnitionOverride: &p.Config}}); err != nil {
 		return fmt.Errorf("update host ignition: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
-		Message: fmt.Sprintf("Host %s: ignition config overrides set", s.hostName(h))})
+	s.hosts.Event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
+		Message: fmt.Sprintf("Host %s: ignition config overrides set", s.hosts.HostName(h))})
 	w.WriteHeader(http.StatusCreated)
 	return nil
 }

@@ -39,7 +39,7 @@ func (s *server) writeHost(w http.ResponseWriter, code int, ie, id string) error
 		}
 		out = s.hostOut(h)
 		if h.ClusterID != "" && out.Role == models.HostRoleAutoAssign {
-			if r := hostFacts(m, h, s).SuggestedRole; r != "" {
+			if r := s.hosts.HostFacts(m, h).SuggestedRole; r != "" {
 				out.SuggestedRole = r
 			}
 		}
@@ -112,10 +112,10 @@ func (s *server) changeHost(ctx context.Context, ie, id string, p models.HostUpd
 		return fmt.Errorf("update host: %w", err)
 	}
 	if len(changes) > 0 {
-		s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie,
-			HostID: id, Message: fmt.Sprintf("Host %s: %s", s.hostName(h), strings.Join(changes, ", "))})
+		s.hosts.Event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie,
+			HostID: id, Message: fmt.Sprintf("Host %s: %s", s.hosts.HostName(h), strings.Join(changes, ", "))})
 	}
-	return s.refreshHost(ctx, id)
+	return s.hosts.Refresh(ctx, id)
 }
 
 // hostPatch checks p against h and returns the engine patch and a
@@ -186,7 +186,7 @@ func (s *server) checkDisk(h engine.Host, diskID string) error {
 	var eligible []*models.Disk
 	var all []*models.Disk
 	s.store.Read(func(m *engine.Model) {
-		all, eligible = hostFacts(m, h, s).InstallationDisks(s.hostThresholds(m, h))
+		all, eligible = s.hosts.HostFacts(m, h).InstallationDisks(s.hosts.HostThresholds(m, h))
 	})
 	if len(all) == 0 {
 		return fmt.Errorf("%w: host %s has not reported its disks yet", ErrConflict, h.ID)
@@ -223,9 +223,9 @@ func (s *server) deregisterHost(ctx context.Context, ie, id string) error {
 	if _, err := s.store.Apply(ctx, &engine.DeleteHost{ID: id, InfraEnvID: ie}); err != nil {
 		return fmt.Errorf("delete host: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "host_deregistered", Severity: "info", ClusterID: h.ClusterID,
-		InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: deregistered", s.hostName(h))})
-	return s.refreshCluster(ctx, h.ClusterID)
+	s.hosts.Event(ctx, engine.Event{Name: "host_deregistered", Severity: "info", ClusterID: h.ClusterID,
+		InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: deregistered", s.hosts.HostName(h))})
+	return s.hosts.RefreshCluster(ctx, h.ClusterID)
 }
 
 func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -264,10 +264,10 @@ func (s *server) bind(ctx context.Context, ie, id, clusterID string) error {
 		return fmt.Errorf("bind host: %w", err)
 	}
 	if h.ClusterID != clusterID {
-		s.event(ctx, engine.Event{Name: "host_bind_succeeded", Severity: "info", ClusterID: clusterID,
-			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: bound to cluster %s", s.hostName(h), clusterID)})
+		s.hosts.Event(ctx, engine.Event{Name: "host_bind_succeeded", Severity: "info", ClusterID: clusterID,
+			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: bound to cluster %s", s.hosts.HostName(h), clusterID)})
 	}
-	return s.refreshHost(ctx, id)
+	return s.hosts.Refresh(ctx, id)
 }
 
 func (s *server) unbindHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -296,11 +296,11 @@ func (s *server) unbind(ctx context.Context, ie, id string) error {
 		return fmt.Errorf("unbind host: %w", err)
 	}
 	if h.ClusterID != "" {
-		s.event(ctx, engine.Event{Name: "host_unbind_succeeded", Severity: "info", ClusterID: h.ClusterID,
-			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: unbound from cluster %s", s.hostName(h), h.ClusterID)})
+		s.hosts.Event(ctx, engine.Event{Name: "host_unbind_succeeded", Severity: "info", ClusterID: h.ClusterID,
+			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: unbound from cluster %s", s.hosts.HostName(h), h.ClusterID)})
 	}
-	if err := s.refreshHost(ctx, id); err != nil {
+	if err := s.hosts.Refresh(ctx, id); err != nil {
 		return err
 	}
-	return s.refreshCluster(ctx, h.ClusterID)
+	return s.hosts.RefreshCluster(ctx, h.ClusterID)
 }

@@ -136,7 +136,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 		_ = s.deleteStaticNetwork(ctx, ie.ID)
 		return fmt.Errorf("create infra-env: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "infra_env_registration_succeeded", Severity: "info", InfraEnvID: ie.ID,
+	s.hosts.Event(ctx, engine.Event{Name: "infra_env_registration_succeeded", Severity: "info", InfraEnvID: ie.ID,
 		ClusterID: ie.ClusterID, Message: fmt.Sprintf("Registered infra env %s", ie.Name)})
 	return s.writeInfraEnv(w, http.StatusCreated, ie.ID)
 }
@@ -270,7 +270,7 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	if _, err := s.store.Apply(ctx, update); err != nil {
 		return fmt.Errorf("update infra-env: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "infra_env_updated", Severity: "info", InfraEnvID: id, ClusterID: ie.ClusterID,
+	s.hosts.Event(ctx, engine.Event{Name: "infra_env_updated", Severity: "info", InfraEnvID: id, ClusterID: ie.ClusterID,
 		Message: fmt.Sprintf("Infra env %s was updated", ie.Name)})
 	return s.writeInfraEnv(w, http.StatusCreated, id)
 }
@@ -343,7 +343,7 @@ func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	if err := s.deleteStaticNetwork(ctx, id); err != nil {
 		return err
 	}
-	s.event(ctx, engine.Event{Name: "infra_env_deregistered", Severity: "info", InfraEnvID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "infra_env_deregistered", Severity: "info", InfraEnvID: id,
 		Message: fmt.Sprintf("Deregistered infra env %s", id)})
 	w.WriteHeader(http.StatusNoContent)
 	return nil

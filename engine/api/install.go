@@ -11,6 +11,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
@@ -47,8 +48,8 @@ type NotReadyDocument struct {
 // failing validations, then those of its hosts that are not known.
 func (s *server) failingValidations(m *engine.Model, c engine.Cluster) []models.FailingValidation {
 	out := []models.FailingValidation{}
-	t := s.clusterThresholds(m, c)
-	for _, r := range validation.ValidateCluster(s.clusterFacts(m, c, &t), t) {
+	t := s.hosts.ClusterThresholds(m, c)
+	for _, r := range validation.ValidateCluster(s.hosts.ClusterFacts(m, c, &t), t) {
 		if !r.Passed() && !r.Hidden {
 			out = append(out, models.FailingValidation{ID: string(r.ID), Status: string(r.Status), Message: r.Message})
 		}
@@ -57,7 +58,7 @@ func (s *server) failingValidations(m *engine.Model, c engine.Cluster) []models.
 		if h.Status == models.HostStatusKnown {
 			continue
 		}
-		for _, r := range validation.ValidateHost(hostFacts(m, h, s), s.hostThresholds(m, h)) {
+		for _, r := range validation.ValidateHost(s.hosts.HostFacts(m, h), s.hosts.HostThresholds(m, h)) {
 			if !r.Passed() && !r.Hidden {
 				out = append(out, models.FailingValidation{ID: string(r.ID), Status: string(r.Status), Message: r.Message, HostID: h.ID})
 			}
@@ -90,9 +91,9 @@ func (s *server) planInstall(id string) (installPlan, error) {
 		if err = s.installable(m, c); err != nil {
 			return
 		}
-		t := s.clusterThresholds(m, c)
+		t := s.hosts.ClusterThresholds(m, c)
 		roles := map[string]string{}
-		for _, h := range s.clusterFacts(m, c, &t).Hosts {
+		for _, h := range s.hosts.ClusterFacts(m, c, &t).Hosts {
 			roles[h.ID] = string(h.Role)
 		}
 		plan.cmd = &engine.StartInstall{ClusterID: id, Roles: roles, Bootstrap: s.chooseBootstrap(m, c, roles)}
@@ -138,7 +139,7 @@ func (s *server) chooseBootstrap(m *engine.Model, c engine.Cluster, roles map[st
 	var cands []cand
 	for h := range m.HostsOfCluster(c.ID) {
 		if roles[h.ID] == string(models.HostRoleMaster) {
-			cands = append(cands, cand{h.ID, reachable(s.conn.lookup(h.ID, h.Connectivity))})
+			cands = append(cands, cand{h.ID, reachable(s.hosts.Connectivity(h))})
 		}
 	}
 	if len(cands) == 0 {
@@ -189,9 +190,9 @@ func (s *server) startInstall(ctx context.Context, id string) error {
 		return fmt.Errorf("start install: %w", err)
 	}
 	s.log.InfoContext(ctx, "installation started", "cluster", id, "bootstrap", plan.cmd.Bootstrap)
-	s.event(ctx, engine.Event{Name: "cluster_installation_started", Severity: "info", ClusterID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_installation_started", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Updated status of the cluster to %s", engine.ClusterStatusPreparingForInstallation)})
-	s.event(ctx, engine.Event{Name: "bootstrap_host_selected", Severity: "info", ClusterID: id, HostID: plan.cmd.Bootstrap,
+	s.hosts.Event(ctx, engine.Event{Name: "bootstrap_host_selected", Severity: "info", ClusterID: id, HostID: plan.cmd.Bootstrap,
 		Message: fmt.Sprintf("Host %s: selected as the bootstrap host", plan.cmd.Bootstrap)})
 	s.hostStatusEvents(ctx, id, models.HostStatusKnown)
 	return nil
@@ -200,15 +201,15 @@ func (s *server) startInstall(ctx context.Context, id string) error {
 // hostStatusEvents records a host_status_updated event for every host of
 // cluster id, whose status was from before.
 func (s *server) hostStatusEvents(ctx context.Context, id, from string) {
-	var hosts []engine.Host
-	s.store.Read(func(m *engine.Model) { hosts = slices.Collect(m.HostsOfCluster(id)) })
-	for _, h := range hosts {
+	var members []engine.Host
+	s.store.Read(func(m *engine.Model) { members = slices.Collect(m.HostsOfCluster(id)) })
+	for _, h := range members {
 		if h.Status == from {
 			continue
 		}
-		s.event(ctx, engine.Event{Name: "host_status_updated", Severity: severityOf(h.Status), ClusterID: id,
+		s.hosts.Event(ctx, engine.Event{Name: "host_status_updated", Severity: hosts.SeverityOf(h.Status), ClusterID: id,
 			InfraEnvID: h.InfraEnvID, HostID: h.ID,
-			Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), from, h.Status, h.StatusInfo)})
+			Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hosts.HostName(h), from, h.Status, h.StatusInfo)})
 	}
 }
 
@@ -291,8 +292,8 @@ func (s *server) pickDisks(ctx context.Context, id, only string) error {
 		if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: h.ID, Patch: engine.HostPatch{InstallationDiskID: &disk}}); err != nil {
 			return fmt.Errorf("set the installation disk of host %s: %w", h.ID, err)
 		}
-		s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: h.InfraEnvID,
-			HostID: h.ID, Message: fmt.Sprintf("Host %s: installation disk set to %s", s.hostName(h), disk)})
+		s.hosts.Event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: h.InfraEnvID,
+			HostID: h.ID, Message: fmt.Sprintf("Host %s: installation disk set to %s", s.hosts.HostName(h), disk)})
 	}
 	return nil
 }

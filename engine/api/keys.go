@@ -58,7 +58,7 @@ func (k *keyAdmin) rotate(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return fmt.Errorf("rotate signing key: %w", err)
 	}
 	k.s.log.InfoContext(ctx, "signing key rotated", "kid", kid, "previous_kid", prev, "principal", p)
-	k.s.event(ctx, engine.Event{
+	k.s.hosts.Event(ctx, engine.Event{
 		Name: eventKeyRotated, Severity: "info",
 		Message: fmt.Sprintf("Signing key rotated: %s signs new tokens, %s still verifies until retired", kid, prev),
 		Props:   map[string]string{"kid": kid, "previous_kid": prev, "by": p.String()},
@@ -84,7 +84,7 @@ func (k *keyAdmin) retire(w http.ResponseWriter, r *http.Request, p auth.Princip
 		return fmt.Errorf("retire signing key: %w", err)
 	}
 	k.s.log.InfoContext(ctx, "signing key retired", "kid", kid, "principal", p)
-	k.s.event(ctx, engine.Event{
+	k.s.hosts.Event(ctx, engine.Event{
 		Name: eventKeyRetired, Severity: "info",
 		Message: fmt.Sprintf("Signing key %s retired: tokens it signed are refused", kid),
 		Props:   map[string]string{"kid": kid, "by": p.String()},

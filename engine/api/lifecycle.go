@@ -53,13 +53,13 @@ func (s *server) clusterMove(ctx context.Context, id string,
 		return c, nil, fmt.Errorf("cluster %s: %w", id, err)
 	}
 	ch := tr.Cluster
-	s.event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "info", ClusterID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Updated status of the cluster to %s (%s)", ch.Status, ch.Info)})
 	for _, hc := range tr.Hosts {
 		if i := slices.IndexFunc(before, func(h engine.Host) bool { return h.ID == hc.ID }); i >= 0 && before[i].Status != hc.Status {
 			h := before[i]
-			s.event(ctx, engine.Event{Name: "host_status_updated", Severity: "info", ClusterID: id, InfraEnvID: h.InfraEnvID,
-				HostID: h.ID, Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, hc.Status, hc.Info)})
+			s.hosts.Event(ctx, engine.Event{Name: "host_status_updated", Severity: "info", ClusterID: id, InfraEnvID: h.InfraEnvID,
+				HostID: h.ID, Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hosts.HostName(h), h.Status, hc.Status, hc.Info)})
 		}
 	}
 	return c, before, nil
@@ -112,7 +112,7 @@ func (s *server) resetCluster(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: engine.InstallSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
 		return fmt.Errorf("delete install artifacts: %w", err)
 	}
-	if err := s.refreshCluster(ctx, id); err != nil {
+	if err := s.hosts.RefreshCluster(ctx, id); err != nil {
 		return err
 	}
 	return s.writeCluster(w, http.StatusAccepted, id)
@@ -168,8 +168,8 @@ func (s *server) installHost(w http.ResponseWriter, r *http.Request, _ auth.Prin
 	if err != nil {
 		return fmt.Errorf("install host: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "host_status_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
-		Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, models.HostStatusInstalling, infoDay2Installing)})
+	s.hosts.Event(ctx, engine.Event{Name: "host_status_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
+		Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hosts.HostName(h), h.Status, models.HostStatusInstalling, infoDay2Installing)})
 	return s.writeHost(w, http.StatusAccepted, ie, id)
 }
 
@@ -219,10 +219,10 @@ func (s *server) reRegistered(ctx context.Context, old engine.Host) (bool, error
 		return false, fmt.Errorf("host %s registered mid-install: %w", old.ID, err)
 	}
 	s.log.WarnContext(ctx, "host registered again while installing", "host", old.ID, "stage", old.Progress.CurrentStage)
-	s.event(ctx, engine.Event{Name: "host_registered_during_installation", Severity: sev, ClusterID: old.ClusterID,
+	s.hosts.Event(ctx, engine.Event{Name: "host_registered_during_installation", Severity: sev, ClusterID: old.ClusterID,
 		InfraEnvID: old.InfraEnvID, HostID: old.ID,
 		Message: fmt.Sprintf("Host %s: booted the discovery image during installation (stage %q): %s",
-			s.hostName(old), old.Progress.CurrentStage, info)})
+			s.hosts.HostName(old), old.Progress.CurrentStage, info)})
 	return true, nil
 }
 

@@ -115,7 +115,7 @@ func (s *server) storeManifest(ctx context.Context, id string, p models.CreateMa
 	if _, err := s.store.Apply(ctx, &engine.PutManifest{ClusterID: id, Manifest: mf}); err != nil {
 		return mf, fmt.Errorf("store manifest: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "cluster_manifest_created", Severity: "info", ClusterID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_manifest_created", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Custom manifest %s/%s was stored", mf.Folder, mf.FileName)})
 	return mf, nil
 }
@@ -137,7 +137,7 @@ func (s *server) deleteManifest(w http.ResponseWriter, r *http.Request, _ auth.P
 	if _, err := s.store.Apply(ctx, &engine.DeleteManifest{ClusterID: id, Folder: folder, FileName: name}); err != nil {
 		return fmt.Errorf("delete manifest: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "cluster_manifest_deleted", Severity: "info", ClusterID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_manifest_deleted", Severity: "info", ClusterID: id,
 		Message: fmt.Sprintf("Custom manifest %s/%s was deleted", clip(folder), clip(name))})
 	w.WriteHeader(http.StatusOK)
 	return nil
@@ -208,7 +208,7 @@ func (s *server) updateInstallConfig(w http.ResponseWriter, r *http.Request, _ a
 	if _, err := s.store.Apply(ctx, &engine.UpdateCluster{ID: id, Patch: engine.ClusterPatch{InstallConfigOverrides: &doc}}); err != nil {
 		return fmt.Errorf("store install-config overrides: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "install_config_applied", Severity: "info", ClusterID: id,
+	s.hosts.Event(ctx, engine.Event{Name: "install_config_applied", Severity: "info", ClusterID: id,
 		Message: "Custom install config was applied to the cluster"})
 	w.WriteHeader(http.StatusCreated)
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -77,30 +78,30 @@ func (s *server) progressEvents(ctx context.Context, res engine.ProgressResult, 
 	if res.PrevStage != h.Progress.CurrentStage {
 		e := base
 		e.Name, e.Severity = "host_install_progress_updated", "info"
-		e.Message = fmt.Sprintf("Host %s: reached installation stage %s", s.hostName(h), h.Progress.CurrentStage)
+		e.Message = fmt.Sprintf("Host %s: reached installation stage %s", s.hosts.HostName(h), h.Progress.CurrentStage)
 		if p.ProgressInfo != "" {
 			e.Message += ": " + p.ProgressInfo
 		}
 		if p.CurrentStage == models.HostStageFailed {
 			e.Severity = "error"
 		}
-		s.event(ctx, e)
+		s.hosts.Event(ctx, e)
 		s.log.InfoContext(ctx, "install progress", "host", h.ID, "infra_env", h.InfraEnvID, "stage", h.Progress.CurrentStage)
 	}
 	if res.PrevStatus != h.Status {
 		e := base
-		e.Name, e.Severity = "host_status_updated", severityOf(h.Status)
+		e.Name, e.Severity = "host_status_updated", hosts.SeverityOf(h.Status)
 		if h.Status == models.HostStatusError {
 			e.Severity = "error"
 		}
-		e.Message = fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), res.PrevStatus, h.Status, h.StatusInfo)
-		s.event(ctx, e)
+		e.Message = fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hosts.HostName(h), res.PrevStatus, h.Status, h.StatusInfo)
+		s.hosts.Event(ctx, e)
 	}
 	if p.CurrentStage == models.HostStageFailed && !h.Day2 {
 		var c engine.Cluster
 		s.store.Read(func(m *engine.Model) { c, _ = m.Cluster(h.ClusterID) })
 		if c.Status == engine.ClusterStatusError {
-			s.event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "critical", ClusterID: c.ID,
+			s.hosts.Event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "critical", ClusterID: c.ID,
 				Message: fmt.Sprintf("Updated status of the cluster to error (%s)", c.StatusInfo)})
 		}
 	}
@@ -132,12 +133,12 @@ func (s *server) installStep(ctx context.Context, h engine.Host) (*models.Step, 
 	if err != nil {
 		return nil, fmt.Errorf("hand out the install step: %w", err)
 	}
-	s.event(ctx, engine.Event{Name: "host_install_step_sent", Severity: "info", ClusterID: h.ClusterID,
+	s.hosts.Event(ctx, engine.Event{Name: "host_install_step_sent", Severity: "info", ClusterID: h.ClusterID,
 		InfraEnvID: h.InfraEnvID, HostID: h.ID,
-		Message: fmt.Sprintf("Host %s: install step sent (disk %s, role %s)", s.hostName(h), args.BootDevice, args.Role)})
+		Message: fmt.Sprintf("Host %s: install step sent (disk %s, role %s)", s.hosts.HostName(h), args.BootDevice, args.Role)})
 	b, err := jsonString(args)
 	if err != nil {
 		return nil, err
 	}
-	return &models.Step{StepType: models.StepTypeInstall, StepID: stepID(models.StepTypeInstall), Args: []string{b}}, nil
+	return &models.Step{StepType: models.StepTypeInstall, StepID: hosts.StepID(models.StepTypeInstall), Args: []string{b}}, nil
 }
