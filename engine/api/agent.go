@@ -109,7 +109,7 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 }
 
 func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version string) error {
-	h, err := s.host(ieID, id)
+	h, err := s.hosts.Host(ieID, id)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version stri
 
 func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ieID, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
-	h, err := s.host(ieID, id)
+	h, err := s.hosts.Host(ieID, id)
 	if err != nil {
 		return err
 	}
@@ -191,9 +191,9 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	if reply.StepType == "" || !slices.Contains(models.StepTypes(), reply.StepType) {
-		return badRequest("step_type %q is not a step type", clip(string(reply.StepType)))
+		return badRequest("step_type %q is not a step type", hosts.Clip(string(reply.StepType)))
 	}
-	h, err := s.host(ieID, id)
+	h, err := s.hosts.Host(ieID, id)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func timestampParam(r *http.Request) (*int64, error) {
 	}
 	ts, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || ts <= 0 {
-		return nil, badRequest("timestamp %q is not a positive number of seconds", clip(v))
+		return nil, badRequest("timestamp %q is not a positive number of seconds", hosts.Clip(v))
 	}
 	return &ts, nil
 }

@@ -25,7 +25,6 @@ const (
 	DefaultImageURLTTL     = 4 * time.Hour
 	DefaultPollSeconds     = 60
 	DefaultRunnerRetrySecs = 60
-	defaultCPUArchitecture = "x86_64"
 	nextStepRunnerCommand  = "next_step_runner"
 )
 

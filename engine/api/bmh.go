@@ -11,6 +11,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhctl"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -50,7 +51,7 @@ func (s *server) bmh(name string) (engine.BareMetalHost, error) {
 	)
 	s.store.Read(func(m *engine.Model) { b, ok = m.BareMetalHost(name) })
 	if !ok {
-		return b, fmt.Errorf("%w: baremetal host %s", ErrNotFound, clip(name))
+		return b, fmt.Errorf("%w: baremetal host %s", ErrNotFound, hosts.Clip(name))
 	}
 	return b, nil
 }
@@ -61,14 +62,14 @@ func (s *server) createBMH(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	if in.Kind != "" && in.Kind != bmhKind {
-		return badRequest("kind %q is not %s", clip(in.Kind), bmhKind)
+		return badRequest("kind %q is not %s", hosts.Clip(in.Kind), bmhKind)
 	}
 	b := bmhIn(in.BareMetalHost)
 	if in.Credentials != nil && b.BMC.CredentialsName == "" {
 		b.BMC.CredentialsName = b.Name + "-bmc-secret"
 	}
 	if err := bmhctl.CheckAnnotations(b.Annotations); err != nil {
-		return badRequest("baremetal host %s: %v", clip(b.Name), err)
+		return badRequest("baremetal host %s: %v", hosts.Clip(b.Name), err)
 	}
 	if _, err := s.bmh(b.Name); err == nil {
 		return fmt.Errorf("%w: baremetal host %s exists", ErrConflict, b.Name)
@@ -120,7 +121,7 @@ func (s *server) checkNetworkSecret(name, doc string) error {
 	)
 	s.store.Read(func(m *engine.Model) { old, ok = m.Secret(name) })
 	if ok && old.Type != engine.NetworkDataSecretType {
-		return fmt.Errorf("%w: secret %s exists and does not hold network data", ErrConflict, clip(name))
+		return fmt.Errorf("%w: secret %s exists and does not hold network data", ErrConflict, hosts.Clip(name))
 	}
 	return nil
 }
@@ -140,7 +141,7 @@ func (s *server) putBMCSecret(ctx context.Context, name string, c models.BMCCred
 	)
 	s.store.Read(func(m *engine.Model) { old, ok = m.Secret(name) })
 	if ok && old.Type != engine.BMCSecretType {
-		return fmt.Errorf("%w: secret %s exists and does not hold BMC credentials", ErrConflict, clip(name))
+		return fmt.Errorf("%w: secret %s exists and does not hold BMC credentials", ErrConflict, hosts.Clip(name))
 	}
 	user, err := s.sealer.Seal(name, engine.BMCSecretUsername, []byte(c.Username))
 	if err != nil {

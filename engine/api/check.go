@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -24,24 +25,16 @@ func newID() string {
 // always RFC 4122).
 func checkUUID(field, id string) error {
 	if len(id) != 36 {
-		return badRequest("%s %q is not a UUID", field, clip(id))
+		return badRequest("%s %q is not a UUID", field, hosts.Clip(id))
 	}
 	for i, r := range id {
 		dash := i == 8 || i == 13 || i == 18 || i == 23
 		hex := '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F'
 		if dash != (r == '-') || !dash && !hex {
-			return badRequest("%s %q is not a UUID", field, clip(id))
+			return badRequest("%s %q is not a UUID", field, hosts.Clip(id))
 		}
 	}
 	return nil
-}
-
-// clip shortens user input echoed in an error.
-func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
-	}
-	return s
 }
 
 // checkPullSecret checks a pull secret's shape; the error never contains it.
@@ -69,7 +62,7 @@ func checkCIDRs(field string, cidrs []string) error {
 func checkIPs(field string, ips []string) error {
 	for _, ip := range ips {
 		if _, err := netip.ParseAddr(ip); err != nil {
-			return badRequest("%s: %q is not an IP address", field, clip(ip))
+			return badRequest("%s: %q is not an IP address", field, hosts.Clip(ip))
 		}
 	}
 	return nil
@@ -82,7 +75,7 @@ func checkDomain(d string) error {
 	}
 	for _, label := range strings.Split(d, ".") {
 		if !validation.HostnameValid(label) {
-			return badRequest("base_dns_domain %q is not a DNS domain", clip(d))
+			return badRequest("base_dns_domain %q is not a DNS domain", hosts.Clip(d))
 		}
 	}
 	return nil
@@ -94,7 +87,7 @@ func checkName(kind, name string) error {
 		return badRequest("%s name is required", kind)
 	}
 	if len(name) > 253 || strings.ContainsAny(name, "\x00\r\n") {
-		return badRequest("%s name %q is invalid", kind, clip(name))
+		return badRequest("%s name %q is invalid", kind, hosts.Clip(name))
 	}
 	return nil
 }
@@ -105,18 +98,7 @@ func checkArch(arch string) error {
 	case "", "x86_64", "aarch64", "arm64", "ppc64le", "s390x", "multi":
 		return nil
 	}
-	return badRequest("cpu_architecture %q is not one of x86_64, aarch64, arm64, ppc64le, s390x, multi", clip(arch))
-}
-
-// normArch maps upstream's aliases to one name.
-func normArch(arch string) string {
-	switch arch {
-	case "":
-		return defaultCPUArchitecture
-	case "aarch64":
-		return "arm64"
-	}
-	return arch
+	return badRequest("cpu_architecture %q is not one of x86_64, aarch64, arm64, ppc64le, s390x, multi", hosts.Clip(arch))
 }
 
 // Pull secrets live in engine secrets named after their owner, under

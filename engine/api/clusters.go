@@ -8,6 +8,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -68,7 +69,7 @@ func clusterFromParams(p models.ClusterCreateParams) (engine.Cluster, string, er
 			p.ControlPlaneCount = &one
 		}
 	default:
-		return engine.Cluster{}, "", badRequest("high_availability_mode %q is not Full or None", clip(p.HighAvailabilityMode))
+		return engine.Cluster{}, "", badRequest("high_availability_mode %q is not Full or None", hosts.Clip(p.HighAvailabilityMode))
 	}
 	defaultNetworks(&p)
 	c := engine.Cluster{ID: newID(), Name: *p.Name, BaseDomain: p.BaseDNSDomain,
@@ -85,9 +86,9 @@ func clusterFromParams(p models.ClusterCreateParams) (engine.Cluster, string, er
 	if err := checkArch(p.CPUArchitecture); err != nil {
 		return engine.Cluster{}, "", err
 	}
-	if normArch(p.CPUArchitecture) != defaultCPUArchitecture {
+	if hosts.NormArch(p.CPUArchitecture) != hosts.DefaultCPUArchitecture {
 		return engine.Cluster{}, "", badRequest("cpu_architecture %q needs an image set of that architecture; only %s clusters can be created through the API",
-			p.CPUArchitecture, defaultCPUArchitecture)
+			p.CPUArchitecture, hosts.DefaultCPUArchitecture)
 	}
 	c.APIVIPs, c.IngressVIPs, c.ClusterNetworks = *cp.APIVIPs, *cp.IngressVIPs, *cp.ClusterNetworks
 	c.MachineNetworks, c.ServiceNetworks = *cp.MachineNetworks, *cp.ServiceNetworks

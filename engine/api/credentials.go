@@ -9,6 +9,7 @@ import (
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -70,7 +71,7 @@ func (s *server) credentials(w http.ResponseWriter, r *http.Request, _ auth.Prin
 func (s *server) downloadCredentials(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	name := r.URL.Query().Get("file_name")
 	if name != engine.ArtifactKubeconfig && name != engine.ArtifactKubeadminPassword {
-		return badRequest("file_name %q is not kubeconfig or kubeadmin-password", clip(name))
+		return badRequest("file_name %q is not kubeconfig or kubeadmin-password", hosts.Clip(name))
 	}
 	data, _, err := s.artifact(r.PathValue("cluster_id"), name, credentialStatuses())
 	if err != nil {
@@ -89,7 +90,7 @@ func clusterFiles() []string {
 func (s *server) downloadClusterFile(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	name := r.URL.Query().Get("file_name")
 	if !slices.Contains(clusterFiles(), name) {
-		return badRequest("file_name %q is not one of bootstrap.ign, master.ign, worker.ign, metadata.json, install-config.yaml", clip(name))
+		return badRequest("file_name %q is not one of bootstrap.ign, master.ign, worker.ign, metadata.json, install-config.yaml", hosts.Clip(name))
 	}
 	data, _, err := s.artifact(r.PathValue("cluster_id"), name, nil)
 	if err != nil {

@@ -17,14 +17,14 @@ import (
 // validations cannot be reset (400).
 func (s *server) resetValidation(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie, id, vid := r.PathValue("infra_env_id"), r.PathValue("host_id"), r.PathValue("validation_id")
-	h, err := s.host(ie, id)
+	h, err := s.hosts.Host(ie, id)
 	if err != nil {
 		return err
 	}
 	switch validation.ID(vid) {
 	case validation.HostSufficientInstallationDiskSpeed, validation.HostContainerImagesAvailable:
 	default:
-		return badRequest("Validation %q cannot be reset or does not exist", clip(vid))
+		return badRequest("Validation %q cannot be reset or does not exist", hosts.Clip(vid))
 	}
 	if h.ClusterID == "" {
 		return fmt.Errorf("%w: host %s is not bound to any cluster, reset validation", ErrConflict, id)

@@ -38,7 +38,8 @@ func (e inputError) Unwrap() []error { return []error{engine.ErrInvalid, e.err} 
 
 // domainErr marks the input errors among err as engine.ErrInvalid.
 func domainErr(err error) error {
-	if err != nil && errors.Is(err, ErrBadRequest) && !errors.Is(err, engine.ErrInvalid) {
+	var in inputError
+	if err != nil && errors.Is(err, ErrBadRequest) && !errors.As(err, &in) {
 		return inputError{err}
 	}
 	return err
@@ -74,7 +75,7 @@ func (d *Domain) UpdateHost(ctx context.Context, id string, p models.HostUpdateP
 		h, _ := m.Host(id)
 		ie = h.InfraEnvID
 	})
-	return domainErr(d.s.changeHost(ctx, ie, id, p))
+	return domainErr(d.s.hosts.ChangeHost(ctx, ie, id, p))
 }
 
 // BindHost binds host id (of its infra-env) to cluster clusterID, as the
@@ -85,7 +86,7 @@ func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {
 		h, _ := m.Host(id)
 		ie = h.InfraEnvID
 	})
-	return domainErr(d.s.bind(ctx, ie, id, clusterID))
+	return domainErr(d.s.hosts.Bind(ctx, ie, id, clusterID))
 }
 
 // InstallCluster starts the installation of cluster id, as the install
@@ -106,7 +107,7 @@ func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
 		}
 	})
 	for _, h := range hosts {
-		if err := d.s.deregisterHost(ctx, h.InfraEnvID, h.ID); err != nil {
+		if err := d.s.hosts.Deregister(ctx, h.InfraEnvID, h.ID); err != nil {
 			return fmt.Errorf("deregister host %s: %w", h.ID, err)
 		}
 	}
@@ -116,13 +117,13 @@ func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
 // DeregisterHost deletes host id of infra-env ie with its event and
 // re-evaluates its cluster, as DELETE of the host does.
 func (d *Domain) DeregisterHost(ctx context.Context, ie, id string) error {
-	return domainErr(d.s.deregisterHost(ctx, ie, id))
+	return domainErr(d.s.hosts.Deregister(ctx, ie, id))
 }
 
 // UnbindHost unbinds host id of infra-env ie from its cluster with its
 // event, as the REST API's unbind action does.
 func (d *Domain) UnbindHost(ctx context.Context, ie, id string) error {
-	return domainErr(d.s.unbind(ctx, ie, id))
+	return domainErr(d.s.hosts.Unbind(ctx, ie, id))
 }
 
 // FailingValidations lists what keeps cluster id from installing (its

@@ -11,6 +11,7 @@ import (
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/ipxe"
 )
@@ -91,7 +92,7 @@ func (s *server) downloadFile(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	case "":
 		return badRequest("file_name is required (%s or %s)", fileDiscoveryIgn, fileIPXEScript)
 	default:
-		return badRequest("file_name %q is not %s or %s", clip(name), fileDiscoveryIgn, fileIPXEScript)
+		return badRequest("file_name %q is not %s or %s", hosts.Clip(name), fileDiscoveryIgn, fileIPXEScript)
 	}
 	if err != nil {
 		return err
@@ -141,7 +142,7 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 		typ = ipxeAlways
 	}
 	if typ != ipxeAlways && typ != ipxeBootOrder {
-		return nil, badRequest("ipxe_script_type %q is not %s or %s", clip(typ), ipxeAlways, ipxeBootOrder)
+		return nil, badRequest("ipxe_script_type %q is not %s or %s", hosts.Clip(typ), ipxeAlways, ipxeBootOrder)
 	}
 	if typ == ipxeBootOrder && mac == "" {
 		return nil, badRequest("ipxe_script_type %s needs mac", ipxeBootOrder)
@@ -150,7 +151,7 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 	if mac != "" {
 		hw, err := net.ParseMAC(mac)
 		if err != nil || len(hw) != 6 {
-			return nil, badRequest("mac %q is not a MAC address", clip(mac))
+			return nil, badRequest("mac %q is not a MAC address", hosts.Clip(mac))
 		}
 		hexhyp = strings.ReplaceAll(hw.String(), ":", "-")
 		mac = hw.String()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -60,7 +61,7 @@ func intParam(s string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, badRequest("%q is not a non-negative integer", clip(s))
+		return 0, badRequest("%q is not a non-negative integer", hosts.Clip(s))
 	}
 	return n, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -74,7 +75,7 @@ func checkImageType(t string) error {
 	case "", imageFull, imageMinimal:
 		return nil
 	}
-	return badRequest("image_type %q is not %s or %s", clip(t), imageFull, imageMinimal)
+	return badRequest("image_type %q is not %s or %s", hosts.Clip(t), imageFull, imageMinimal)
 }
 
 // applyProxy merges p into dst.
@@ -111,7 +112,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	}
 	ctx := r.Context()
 	if ie.ClusterID != "" {
-		if err := s.checkClusterArch(ie.ClusterID, ie.CPUArchitecture); err != nil {
+		if err := s.hosts.CheckClusterArch(ie.ClusterID, ie.CPUArchitecture); err != nil {
 			return err
 		}
 	}
@@ -161,7 +162,7 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.Infra
 	if err := checkImageType(p.ImageType); err != nil {
 		return engine.InfraEnv{}, "", err
 	}
-	ie := engine.InfraEnv{ID: newID(), Name: *p.Name, CPUArchitecture: normArch(p.CPUArchitecture),
+	ie := engine.InfraEnv{ID: newID(), Name: *p.Name, CPUArchitecture: hosts.NormArch(p.CPUArchitecture),
 		IgnitionOverride: p.IgnitionConfigOverride, ImageType: p.ImageType}
 	if ie.ImageType == "" {
 		ie.ImageType = imageFull
@@ -191,27 +192,6 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.Infra
 		return ie, "", err
 	}
 	return ie, *p.PullSecret, nil
-}
-
-// checkClusterArch refuses a cluster of another CPU architecture.
-func (s *server) checkClusterArch(clusterID, arch string) error {
-	var (
-		c    engine.Cluster
-		ok   bool
-		carc string
-	)
-	s.store.Read(func(m *engine.Model) {
-		if c, ok = m.Cluster(clusterID); ok {
-			carc = clusterArch(m, c)
-		}
-	})
-	if !ok {
-		return fmt.Errorf("%w: cluster %s", ErrNotFound, clusterID)
-	}
-	if normArch(arch) != normArch(carc) {
-		return badRequest("cpu architecture %s does not match cluster %s's %s", arch, clusterID, carc)
-	}
-	return nil
 }
 
 func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

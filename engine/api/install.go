@@ -219,7 +219,7 @@ func checkNetworkType(t string) error {
 	case validation.NetworkTypeOVNKubernetes, validation.NetworkTypeOpenShiftSDN:
 		return nil
 	}
-	return badRequest("network_type %q is not %s or %s", clip(t), validation.NetworkTypeOVNKubernetes,
+	return badRequest("network_type %q is not %s or %s", hosts.Clip(t), validation.NetworkTypeOVNKubernetes,
 		validation.NetworkTypeOpenShiftSDN)
 }
 
@@ -235,13 +235,13 @@ func (s *server) defaultImageSet(c engine.Cluster) (string, error) {
 	s.store.Read(func(m *engine.Model) {
 		if c.ImageSetRef != "" {
 			if _, ok := m.ImageSet(c.ImageSetRef); !ok {
-				err = badRequest("image_set_ref %q names no image set", clip(c.ImageSetRef))
+				err = badRequest("image_set_ref %q names no image set", hosts.Clip(c.ImageSetRef))
 			}
 			ref = c.ImageSetRef
 			return
 		}
 		for is := range m.ImageSets() {
-			if engine.NormArch(is.CPUArchitecture) == defaultCPUArchitecture &&
+			if engine.NormArch(is.CPUArchitecture) == hosts.DefaultCPUArchitecture &&
 				(is.Version == c.OpenshiftVersion || strings.HasPrefix(is.Version, c.OpenshiftVersion+".")) {
 				ref = is.Name
 				return

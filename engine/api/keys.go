@@ -9,6 +9,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -100,7 +101,7 @@ func retireFrom(ring *auth.KeyRing, kid string) error {
 	case kid == ring.ActiveKID():
 		return fmt.Errorf("%w: signing key %s is the active key; rotate first", ErrConflict, kid)
 	case !slices.Contains(ring.KIDs(), kid):
-		return fmt.Errorf("%w: no signing key %q", ErrNotFound, clip(kid))
+		return fmt.Errorf("%w: no signing key %q", ErrNotFound, hosts.Clip(kid))
 	}
 	if err := ring.Retire(kid); err != nil {
 		return keyError(err)

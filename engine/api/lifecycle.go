@@ -151,7 +151,7 @@ func (s *server) allowAddWorkers(w http.ResponseWriter, r *http.Request, _ auth.
 // as a worker, from the cluster's stored worker config.
 func (s *server) installHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
-	h, err := s.host(ie, id)
+	h, err := s.hosts.Host(ie, id)
 	if err != nil {
 		return err
 	}

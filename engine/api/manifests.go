@@ -15,6 +15,7 @@ import (
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -67,12 +68,12 @@ func checkManifest(p models.CreateManifestParams) (engine.Manifest, error) {
 		p.Folder = "manifests"
 	}
 	if !slices.Contains(manifestFolders(), p.Folder) {
-		return engine.Manifest{}, badRequest("folder %q is not manifests or openshift", clip(p.Folder))
+		return engine.Manifest{}, badRequest("folder %q is not manifests or openshift", hosts.Clip(p.Folder))
 	}
 	ext := path.Ext(p.FileName)
 	if p.FileName == "" || path.Base(p.FileName) != p.FileName || strings.HasPrefix(p.FileName, ".") ||
 		strings.ContainsAny(p.FileName, "\\\x00") || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
-		return engine.Manifest{}, badRequest("file_name %q is not a .yaml, .yml or .json file name", clip(p.FileName))
+		return engine.Manifest{}, badRequest("file_name %q is not a .yaml, .yml or .json file name", hosts.Clip(p.FileName))
 	}
 	content, err := base64.StdEncoding.DecodeString(p.Content)
 	if err != nil || len(content) == 0 {
@@ -138,7 +139,7 @@ func (s *server) deleteManifest(w http.ResponseWriter, r *http.Request, _ auth.P
 		return fmt.Errorf("delete manifest: %w", err)
 	}
 	s.hosts.Event(ctx, engine.Event{Name: "cluster_manifest_deleted", Severity: "info", ClusterID: id,
-		Message: fmt.Sprintf("Custom manifest %s/%s was deleted", clip(folder), clip(name))})
+		Message: fmt.Sprintf("Custom manifest %s/%s was deleted", hosts.Clip(folder), hosts.Clip(name))})
 	w.WriteHeader(http.StatusOK)
 	return nil
 }

@@ -20,7 +20,7 @@ const maxProgressInfo = 1024
 // checkProgress accepts a known stage (or Failed) and a printable info.
 func checkProgress(p models.HostProgress) error {
 	if engine.StageIndex(string(p.CurrentStage)) < 0 && p.CurrentStage != models.HostStageFailed {
-		return badRequest("current_stage %q is not an installation stage", clip(string(p.CurrentStage)))
+		return badRequest("current_stage %q is not an installation stage", hosts.Clip(string(p.CurrentStage)))
 	}
 	if len(p.ProgressInfo) > maxProgressInfo || strings.ContainsFunc(p.ProgressInfo, unicode.IsControl) {
 		return badRequest("progress_info is longer than %d bytes or holds control characters", maxProgressInfo)
@@ -57,7 +57,7 @@ func (s *server) updateProgress(w http.ResponseWriter, r *http.Request, _ auth.P
 	if err := checkProgress(p); err != nil {
 		return err
 	}
-	if _, err := s.host(ie, id); err != nil {
+	if _, err := s.hosts.Host(ie, id); err != nil {
 		return err
 	}
 	ctx := r.Context()

@@ -182,7 +182,7 @@ func (s *Service) Refresh(ctx context.Context, id string) error {
 	}
 	h, v, ok := s.evaluateHost(id)
 	if !ok {
-		return fmt.Errorf("%w: host %s", engine.ErrNotFound, id)
+		return fmt.Errorf("%w: host %s", ErrNotFound, id)
 	}
 	var vals *[]engine.Validation
 	if !slices.Equal(v.validations, h.Validations) {
