@@ -14,6 +14,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
@@ -50,7 +51,7 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	if err := checkUUID("host_id", p.HostID); err != nil {
+	if err := clusters.CheckUUID("host_id", p.HostID); err != nil {
 		return err
 	}
 	version := p.DiscoveryAgentVersion
@@ -73,7 +74,7 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 		return fmt.Errorf("%w: host %s is registered in another infra-env", ErrConflict, p.HostID)
 	}
 	if exists {
-		if done, err := s.reRegistered(r.Context(), old); err != nil || done {
+		if done, err := s.clusters.ReRegistered(r.Context(), old); err != nil || done {
 			if err != nil {
 				return err
 			}
@@ -269,7 +270,7 @@ func (s *server) storeInventory(r *http.Request, h engine.Host, output string) e
 	}
 	now := s.now()
 	patch := engine.HostPatch{Inventory: json.RawMessage(compact.Bytes()), CheckedInAt: &now}
-	if disk := s.defaultDisk(h, compact.Bytes()); disk != "" {
+	if disk := s.hosts.DefaultDisk(h, compact.Bytes()); disk != "" {
 		patch.InstallationDiskID = &disk
 	}
 	update := &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch}
@@ -282,25 +283,6 @@ func (s *server) storeInventory(r *http.Request, h engine.Host, output string) e
 	}
 	s.log.InfoContext(ctx, "inventory received", "host", h.ID, "infra_env", h.InfraEnvID, "bytes", compact.Len())
 	return s.hosts.Refresh(ctx, h.ID)
-}
-
-// defaultDisk is the installation disk to set with a new inventory: the
-// first eligible disk when the current one is unset or gone ("" : keep).
-func (s *server) defaultDisk(h engine.Host, inventory []byte) string {
-	h.Inventory = inventory
-	var eligible []*models.Disk
-	s.store.Read(func(m *engine.Model) {
-		_, eligible = s.hosts.HostFacts(m, h).InstallationDisks(s.hosts.HostThresholds(m, h))
-	})
-	for _, d := range eligible {
-		if d.ID == h.InstallationDiskID {
-			return ""
-		}
-	}
-	if len(eligible) == 0 {
-		return ""
-	}
-	return eligible[0].ID
 }
 
 // acceptRegistration refuses hosts while their cluster installs, as

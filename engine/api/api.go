@@ -12,6 +12,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -98,6 +99,7 @@ type server struct {
 	log        *slog.Logger
 	mux        *http.ServeMux
 	hosts      *hosts.Service
+	clusters   *clusters.Service
 	sealer     *engine.Sealer
 	isos       DiscoveryISOs
 	stale      map[string]bool // staleRoutes
@@ -147,6 +149,9 @@ func newServer(o Options) (*server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.hosts, err = hosts.New(o.HostOptions()); err != nil {
+		return nil, err
+	}
+	if s.clusters, err = clusters.New(clusters.Options{Store: o.Store, Hosts: s.hosts, Log: o.Log}); err != nil {
 		return nil, err
 	}
 	s.mux = http.NewServeMux()

@@ -9,9 +9,13 @@
 // Paths, JSON field names and status codes follow upstream
 // (openshift/assisted-service), so that the upstream agent and tools
 // written for the v2 API work against rackbootd. The handlers decode,
-// call the domain and encode: host evaluation, the agents' periodic steps
-// and the host monitor are engine/hosts (hosts.Service, which the handler
-// holds); everything either changes goes through engine.Store commands.
+// call the domain and encode: hosts (evaluation, lifecycle, the agents'
+// periodic steps, the host monitor) are engine/hosts, clusters
+// (registration, changes, manifests, installation start, cancel, reset,
+// day 2, completion) engine/clusters; the handler holds one Service of
+// each. The domain's refusals (hosts.ErrInvalid, ErrNotFound, ErrConflict)
+// become 400, 404 and 409 in one place (statusOf). Everything either
+// changes goes through engine.Store commands.
 //
 // Steps: a host without an inventory is asked for one; the periodic steps
 // (ntp-synchronizer, connectivity-check, domain-resolution), the inventory

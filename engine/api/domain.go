@@ -49,20 +49,20 @@ func domainErr(err error) error {
 // ""), as POST /clusters does, and returns its id. Bad input wraps
 // engine.ErrInvalid and writes nothing.
 func (d *Domain) CreateCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error) {
-	id, err := d.s.registerCluster(ctx, p, id)
+	id, err := d.s.clusters.Register(ctx, p, id)
 	return id, domainErr(err)
 }
 
 // UpdateCluster changes cluster id as PATCH /clusters/{id} does (the
 // same checks; bad input wraps engine.ErrInvalid and writes nothing).
 func (d *Domain) UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error {
-	return domainErr(d.s.changeCluster(ctx, id, p))
+	return domainErr(d.s.clusters.Change(ctx, id, p))
 }
 
 // PutManifest stores a custom manifest of cluster id (base64 content) as
 // POST /clusters/{id}/manifests does (the same checks).
 func (d *Domain) PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error {
-	_, err := d.s.storeManifest(ctx, id, p)
+	_, err := d.s.clusters.PutManifest(ctx, id, p)
 	return domainErr(err)
 }
 
@@ -91,9 +91,9 @@ func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {
 
 // InstallCluster starts the installation of cluster id, as the install
 // action does; a cluster that cannot install yet is refused with the
-// reason (a *NotReadyError when it is not ready).
+// reason (a *clusters.NotReadyError when it is not ready).
 func (d *Domain) InstallCluster(ctx context.Context, id string) error {
-	return domainErr(d.s.startInstall(ctx, id))
+	return domainErr(d.s.clusters.StartInstall(ctx, id))
 }
 
 // DeleteCluster deregisters the hosts of cluster id, then the cluster, as
@@ -111,7 +111,7 @@ func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
 			return fmt.Errorf("deregister host %s: %w", h.ID, err)
 		}
 	}
-	return domainErr(d.s.deregister(ctx, id))
+	return domainErr(d.s.clusters.Deregister(ctx, id))
 }
 
 // DeregisterHost deletes host id of infra-env ie with its event and
@@ -132,7 +132,7 @@ func (d *Domain) FailingValidations(id string) []models.FailingValidation {
 	var out []models.FailingValidation
 	d.s.store.Read(func(m *engine.Model) {
 		if c, ok := m.Cluster(id); ok {
-			out = d.s.failingValidations(m, c)
+			out = d.s.clusters.FailingValidations(m, c)
 		}
 	})
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/ipxe"
@@ -116,7 +117,7 @@ func (s *server) discoveryIgnition(id string) ([]byte, error) {
 	)
 	s.store.Read(func(m *engine.Model) {
 		if ie, ok = m.InfraEnv(id); ok {
-			ps, static = pullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
+			ps, static = clusters.PullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
 		}
 	})
 	if !ok {

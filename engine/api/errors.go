@@ -11,6 +11,7 @@ import (
 	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 )
 
@@ -81,7 +82,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Kind:   "Error",
 		Reason: reason,
 	}
-	var nr *NotReadyError
+	var nr *clusters.NotReadyError
 	if errors.As(err, &nr) {
 		writeJSON(w, code, NotReadyDocument{Error: doc, Validations: nr.Validations})
 		return

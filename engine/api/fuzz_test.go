@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -33,7 +34,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				_, _, err := clusterFromParams(p)
+				_, _, err := clusters.FromParams(p)
 				return err
 			},
 			func() error {
@@ -41,7 +42,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				_, err := clusterPatch(p)
+				_, err := clusters.Patch(p)
 				return err
 			},
 			func() error {
@@ -61,7 +62,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				return checkUUID("host_id", p.HostID)
+				return clusters.CheckUUID("host_id", p.HostID)
 			},
 			func() error {
 				var p models.StepReply

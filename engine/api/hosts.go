@@ -7,6 +7,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -91,7 +92,7 @@ func (s *server) bindHost(w http.ResponseWriter, r *http.Request, _ auth.Princip
 	if p.ClusterID == nil {
 		return badRequest("cluster_id is required")
 	}
-	if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
+	if err := clusters.CheckUUID("cluster_id", *p.ClusterID); err != nil {
 		return err
 	}
 	if err := s.hosts.Bind(r.Context(), ie, id, *p.ClusterID); err != nil {

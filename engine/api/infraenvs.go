@@ -10,6 +10,7 @@ import (
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -116,7 +117,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 			return err
 		}
 	}
-	ie.PullSecretRef = infraEnvSecretName(ie.ID)
+	ie.PullSecretRef = clusters.InfraEnvSecretName(ie.ID)
 	if len(p.StaticNetworkConfig) > 0 {
 		ie.StaticNetworkSelector = staticSelector(ie.ID)
 	}
@@ -124,7 +125,7 @@ func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	if err := engine.Check(s.store, create); err != nil { // before its pull secret is stored
 		return fmt.Errorf("create infra-env: %w", err)
 	}
-	if _, err := s.store.Apply(ctx, putPullSecret(ie.PullSecretRef, ps)); err != nil {
+	if _, err := s.store.Apply(ctx, clusters.PutPullSecret(ie.PullSecretRef, ps)); err != nil {
 		return fmt.Errorf("store pull secret: %w", err)
 	}
 	if len(p.StaticNetworkConfig) > 0 {
@@ -147,22 +148,22 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.Infra
 	if p.Name == nil {
 		return engine.InfraEnv{}, "", badRequest("name is required")
 	}
-	if err := checkName("infra-env", *p.Name); err != nil {
+	if err := clusters.CheckName("infra-env", *p.Name); err != nil {
 		return engine.InfraEnv{}, "", err
 	}
 	if p.PullSecret == nil {
 		return engine.InfraEnv{}, "", badRequest("pull_secret is required")
 	}
-	if err := checkPullSecret(*p.PullSecret); err != nil {
+	if err := clusters.CheckPullSecret(*p.PullSecret); err != nil {
 		return engine.InfraEnv{}, "", err
 	}
-	if err := checkArch(p.CPUArchitecture); err != nil {
+	if err := clusters.CheckArch(p.CPUArchitecture); err != nil {
 		return engine.InfraEnv{}, "", err
 	}
 	if err := checkImageType(p.ImageType); err != nil {
 		return engine.InfraEnv{}, "", err
 	}
-	ie := engine.InfraEnv{ID: newID(), Name: *p.Name, CPUArchitecture: hosts.NormArch(p.CPUArchitecture),
+	ie := engine.InfraEnv{ID: clusters.NewID(), Name: *p.Name, CPUArchitecture: hosts.NormArch(p.CPUArchitecture),
 		IgnitionOverride: p.IgnitionConfigOverride, ImageType: p.ImageType}
 	if ie.ImageType == "" {
 		ie.ImageType = imageFull
@@ -173,7 +174,7 @@ func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.Infra
 	}
 	ie.KernelArguments = kargs
 	if p.ClusterID != nil && *p.ClusterID != "" {
-		if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
+		if err := clusters.CheckUUID("cluster_id", *p.ClusterID); err != nil {
 			return ie, "", err
 		}
 		ie.ClusterID = *p.ClusterID
@@ -208,7 +209,7 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	)
 	s.store.Read(func(m *engine.Model) {
 		if ie, ok = m.InfraEnv(id); ok {
-			ps, static = pullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
+			ps, static = clusters.PullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
 		}
 	})
 	if !ok {
@@ -230,7 +231,7 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 		patch.StaticNetworkSelector = &sel
 	}
 	if p.PullSecret != nil {
-		ref := infraEnvSecretName(id)
+		ref := clusters.InfraEnvSecretName(id)
 		patch.PullSecretRef = &ref
 	}
 	update := &engine.UpdateInfraEnv{ID: id, Patch: patch}
@@ -243,7 +244,7 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 		}
 	}
 	if p.PullSecret != nil {
-		if _, err := s.store.Apply(ctx, putPullSecret(*patch.PullSecretRef, ps)); err != nil {
+		if _, err := s.store.Apply(ctx, clusters.PutPullSecret(*patch.PullSecretRef, ps)); err != nil {
 			return fmt.Errorf("store pull secret: %w", err)
 		}
 	}
@@ -260,7 +261,7 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 func infraEnvPatch(ie *engine.InfraEnv, ps *string, p models.InfraEnvUpdateParams) (engine.InfraEnvPatch, error) {
 	var patch engine.InfraEnvPatch
 	if p.PullSecret != nil {
-		if err := checkPullSecret(*p.PullSecret); err != nil {
+		if err := clusters.CheckPullSecret(*p.PullSecret); err != nil {
 			return patch, err
 		}
 		*ps = *p.PullSecret
@@ -317,7 +318,7 @@ func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	if _, err := s.store.Apply(ctx, &engine.DeleteInfraEnv{ID: id}); err != nil {
 		return fmt.Errorf("delete infra-env: %w", err)
 	}
-	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: infraEnvSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
+	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: clusters.InfraEnvSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
 		return fmt.Errorf("delete pull secret: %w", err)
 	}
 	if err := s.deleteStaticNetwork(ctx, id); err != nil {

@@ -1,16 +1,9 @@
 package api
 
 import (
-	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path"
-	"slices"
-	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
@@ -19,28 +12,6 @@ import (
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
-
-// manifestFolders are upstream's folders.
-func manifestFolders() []string { return []string{"manifests", "openshift"} }
-
-// editable refuses changes to a cluster that is installing or installed.
-func editable(m *engine.Model, id string) error {
-	c, ok := m.Cluster(id)
-	switch {
-	case !ok:
-		return fmt.Errorf("%w: cluster %s", ErrNotFound, id)
-	case c.Status != "" && c.Status != engine.ClusterStatusInsufficient && c.Status != engine.ClusterStatusReady &&
-		c.Status != engine.ClusterStatusPendingForInput:
-		return fmt.Errorf("%w: cluster %s is %s: its installation settings cannot change now", ErrConflict, id, c.Status)
-	}
-	return nil
-}
-
-func (s *server) readEditable(id string) error {
-	var err error
-	s.store.Read(func(m *engine.Model) { err = editable(m, id) })
-	return err
-}
 
 func (s *server) listManifests(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
@@ -61,64 +32,18 @@ func (s *server) listManifests(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	return nil
 }
 
-// checkManifest checks a manifest's place and decodes its content, which
-// must be YAML (or JSON) documents.
-func checkManifest(p models.CreateManifestParams) (engine.Manifest, error) {
-	if p.Folder == "" {
-		p.Folder = "manifests"
-	}
-	if !slices.Contains(manifestFolders(), p.Folder) {
-		return engine.Manifest{}, badRequest("folder %q is not manifests or openshift", hosts.Clip(p.Folder))
-	}
-	ext := path.Ext(p.FileName)
-	if p.FileName == "" || path.Base(p.FileName) != p.FileName || strings.HasPrefix(p.FileName, ".") ||
-		strings.ContainsAny(p.FileName, "\\\x00") || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
-		return engine.Manifest{}, badRequest("file_name %q is not a .yaml, .yml or .json file name", hosts.Clip(p.FileName))
-	}
-	content, err := base64.StdEncoding.DecodeString(p.Content)
-	if err != nil || len(content) == 0 {
-		return engine.Manifest{}, badRequest("content is not base64 of a manifest")
-	}
-	if len(content) > engine.MaxManifestSize {
-		return engine.Manifest{}, badRequest("manifest %s is larger than %d bytes", p.FileName, engine.MaxManifestSize)
-	}
-	var doc any
-	if ext == ".json" && !json.Valid(content) || ext != ".json" && yaml.Unmarshal(content, &doc) != nil {
-		return engine.Manifest{}, badRequest("manifest %s is not valid %s", p.FileName, strings.TrimPrefix(ext, "."))
-	}
-	return engine.Manifest{Folder: p.Folder, FileName: p.FileName, Content: content}, nil
-}
-
 func (s *server) createManifest(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
 	var p models.CreateManifestParams
 	if err := decode(w, r, 2*engine.MaxManifestSize, &p); err != nil {
 		return err
 	}
-	mf, err := s.storeManifest(r.Context(), id, p)
+	mf, err := s.clusters.PutManifest(r.Context(), id, p)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, models.Manifest{FileName: mf.FileName, Folder: mf.Folder})
 	return nil
-}
-
-// storeManifest checks p and stores it as a custom manifest of cluster
-// id, which must not be installing, with its event.
-func (s *server) storeManifest(ctx context.Context, id string, p models.CreateManifestParams) (engine.Manifest, error) {
-	mf, err := checkManifest(p)
-	if err != nil {
-		return mf, err
-	}
-	if err := s.readEditable(id); err != nil {
-		return mf, err
-	}
-	if _, err := s.store.Apply(ctx, &engine.PutManifest{ClusterID: id, Manifest: mf}); err != nil {
-		return mf, fmt.Errorf("store manifest: %w", err)
-	}
-	s.hosts.Event(ctx, engine.Event{Name: "cluster_manifest_created", Severity: "info", ClusterID: id,
-		Message: fmt.Sprintf("Custom manifest %s/%s was stored", mf.Folder, mf.FileName)})
-	return mf, nil
 }
 
 func (s *server) deleteManifest(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -131,7 +56,7 @@ func (s *server) deleteManifest(w http.ResponseWriter, r *http.Request, _ auth.P
 	if name == "" {
 		return badRequest("file_name is required")
 	}
-	if err := s.readEditable(id); err != nil {
+	if err := s.clusters.CheckEditable(id); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -196,7 +121,7 @@ func (s *server) updateInstallConfig(w http.ResponseWriter, r *http.Request, _ a
 	if err := checkOverridesDoc(doc); err != nil {
 		return err
 	}
-	if err := s.readEditable(id); err != nil {
+	if err := s.clusters.CheckEditable(id); err != nil {
 		return err
 	}
 	if _, err := s.installConfig(id, &doc); err != nil {

@@ -204,3 +204,22 @@ func (s *Service) Unbind(ctx context.Context, ie, id string) error {
 	}
 	return s.RefreshCluster(ctx, h.ClusterID)
 }
+
+// DefaultDisk is the installation disk to set with a new inventory: the
+// first eligible disk when the current one is unset or gone ("" : keep).
+func (s *Service) DefaultDisk(h engine.Host, inventory []byte) string {
+	h.Inventory = inventory
+	var eligible []*models.Disk
+	s.store.Read(func(m *engine.Model) {
+		_, eligible = s.HostFacts(m, h).InstallationDisks(s.HostThresholds(m, h))
+	})
+	for _, d := range eligible {
+		if d.ID == h.InstallationDiskID {
+			return ""
+		}
+	}
+	if len(eligible) == 0 {
+		return ""
+	}
+	return eligible[0].ID
+}
