@@ -1,4 +1,4 @@
-package api
+package clusters
 
 import (
 	"context"
@@ -7,24 +7,37 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
-// Domain is the cluster part of the domain the REST handlers call,
-// offered with no HTTP to the other front doors (engine/acm's
-// ClusterDeployment and AgentClusterInstall controller): the same checks,
-// commands and events as POST /clusters, /hosts/{id}/actions/bind and
-// /clusters/{id}/actions/install.
-type Domain struct{ s *server }
+// Domain is the domain the other front doors call (engine/acm's
+// controllers: the Kubernetes-compatible API) by host id alone: the same
+// services, so the same checks, commands and events, as the REST API's
+// POST /clusters, PATCH of a host, the bind, unbind and install actions
+// and DELETE of a host. Its input errors read as the reason alone.
+type Domain struct {
+	s *domainServices
+}
 
-// NewDomain returns the domain over o's store (o is the handler's
-// Options). It writes to the store: use it on the leader.
-func NewDomain(o Options) (*Domain, error) {
-	s, err := newServer(o)
+type domainServices struct {
+	store    engine.Store
+	hosts    *hosts.Service
+	clusters *Service
+}
+
+// NewDomain returns the domain over o's store. It writes to the store:
+// use it on the leader.
+func NewDomain(o hosts.Options) (*Domain, error) {
+	hs, err := hosts.New(o)
 	if err != nil {
 		return nil, err
 	}
-	return &Domain{s: s}, nil
+	cs, err := New(Options{Store: o.Store, Hosts: hs, Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	return &Domain{s: &domainServices{store: o.Store, hosts: hs, clusters: cs}}, nil
 }
 
 // inputError is a refusal of the caller's input: it wraps
@@ -32,14 +45,14 @@ func NewDomain(o Options) (*Domain, error) {
 type inputError struct{ err error }
 
 func (e inputError) Error() string {
-	return strings.TrimPrefix(e.err.Error(), ErrBadRequest.Error()+": ")
+	return strings.TrimPrefix(e.err.Error(), hosts.ErrInvalid.Error()+": ")
 }
 func (e inputError) Unwrap() []error { return []error{engine.ErrInvalid, e.err} }
 
 // domainErr marks the input errors among err as engine.ErrInvalid.
 func domainErr(err error) error {
 	var in inputError
-	if err != nil && errors.Is(err, ErrBadRequest) && !errors.As(err, &in) {
+	if err != nil && errors.Is(err, hosts.ErrInvalid) && !errors.As(err, &in) {
 		return inputError{err}
 	}
 	return err
@@ -91,7 +104,7 @@ func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {
 
 // InstallCluster starts the installation of cluster id, as the install
 // action does; a cluster that cannot install yet is refused with the
-// reason (a *clusters.NotReadyError when it is not ready).
+// reason (a *NotReadyError when it is not ready).
 func (d *Domain) InstallCluster(ctx context.Context, id string) error {
 	return domainErr(d.s.clusters.StartInstall(ctx, id))
 }
