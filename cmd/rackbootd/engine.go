@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -46,7 +47,7 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	if err := d.syncConfigImageSets(ctx, d.cfg); err != nil {
 		return err
 	}
-	d.chooser = newChain(sel, d.holder, d.cfg)
+	d.chooser = bootsel.NewChain(sel, d.holder, profileMACs(d.cfg))
 	thresholds := d.cfg.Engine.Thresholds
 	d.apiOpts = api.Options{
 		Store: d.store, AdminToken: token, Keys: keys,
@@ -66,6 +67,16 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	}
 	d.api = adminGuard{next: h, token: token, remote: d.cfg.API.AdminRemote}
 	return nil
+}
+
+// profileMACs are the MACs cfg's profiles list by name: they boot their
+// profile rather than the default infra-env (bootsel.Chain).
+func profileMACs(cfg *config.Config) []net.HardwareAddr {
+	var out []net.HardwareAddr
+	for _, p := range cfg.Profiles {
+		out = append(out, p.MACs...)
+	}
+	return out
 }
 
 // selSettings is the boot selector's view of the configuration: the
