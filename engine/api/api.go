@@ -14,6 +14,7 @@ import (
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -100,6 +101,7 @@ type server struct {
 	mux        *http.ServeMux
 	hosts      *hosts.Service
 	clusters   *clusters.Service
+	infraEnvs  *infraenvs.Service
 	sealer     *engine.Sealer
 	isos       DiscoveryISOs
 	stale      map[string]bool // staleRoutes
@@ -152,6 +154,9 @@ func newServer(o Options) (*server, error) {
 		return nil, err
 	}
 	if s.clusters, err = clusters.New(clusters.Options{Store: o.Store, Hosts: s.hosts, Log: o.Log}); err != nil {
+		return nil, err
+	}
+	if s.infraEnvs, err = infraenvs.New(infraenvs.Options{Store: o.Store, Hosts: s.hosts, ServiceURL: svc}); err != nil {
 		return nil, err
 	}
 	s.mux = http.NewServeMux()

@@ -13,6 +13,7 @@ import (
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/ipxe"
 )
@@ -24,18 +25,6 @@ const (
 	ipxeAlways       = "discovery-image-always"
 	ipxeBootOrder    = "boot-order-control"
 )
-
-// discoveryInput is the discovery.Input of ie.
-func (s *server) discoveryInput(ie engine.InfraEnv, pullSecret, token string, static []nmstate.HostStaticNetworkConfig) discovery.Input {
-	in := discovery.Input{
-		ServiceURL: s.serviceURL, InfraEnvID: ie.ID, AgentToken: token, PullSecret: pullSecret, StaticNetwork: static,
-		SSHAuthorizedKey: ie.SSHAuthorizedKey, NTPSources: ie.NTPSources, IgnitionOverride: ie.IgnitionOverride,
-	}
-	if ie.Proxy != nil {
-		in.Proxy = discovery.Proxy{HTTPProxy: ie.Proxy.HTTPProxy, HTTPSProxy: ie.Proxy.HTTPSProxy, NoProxy: ie.Proxy.NoProxy}
-	}
-	return in
-}
 
 // agentToken is the token the agents of infra-env id authenticate with.
 func (s *server) agentToken(id string) (string, error) {
@@ -117,7 +106,7 @@ func (s *server) discoveryIgnition(id string) ([]byte, error) {
 	)
 	s.store.Read(func(m *engine.Model) {
 		if ie, ok = m.InfraEnv(id); ok {
-			ps, static = clusters.PullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
+			ps, static = clusters.PullSecret(m, ie.PullSecretRef), infraenvs.StaticNetwork(m, ie)
 		}
 	})
 	if !ok {
@@ -127,7 +116,7 @@ func (s *server) discoveryIgnition(id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ign, err := discovery.Build(s.discoveryInput(ie, ps, tok, static))
+	ign, err := discovery.Build(s.infraEnvs.DiscoveryInput(ie, ps, tok, static))
 	if err != nil {
 		return nil, fmt.Errorf("discovery ignition of infra-env %s: %w", id, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -50,7 +51,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				_, err := infraEnvPatch(&engine.InfraEnv{}, new(string), p)
+				_, err := infraenvs.Patch(&engine.InfraEnv{}, new(string), p)
 				return err
 			},
 			func() error {

@@ -16,6 +16,7 @@ import (
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhctl"
 	"github.com/rackboot/rackboot/engine/hosts"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -136,7 +137,7 @@ func hostKeyfiles(m *engine.Model, h engine.Host) (map[string][]byte, error) {
 		return nil, nil
 	}
 	macs := install.HostDetails(h).MACs
-	for _, c := range staticNetwork(m, ie) {
+	for _, c := range infraenvs.StaticNetwork(m, ie) {
 		if !slices.ContainsFunc(c.MACInterfaceMap, func(mi nmstate.MACInterface) bool {
 			return slices.Contains(macs, strings.ToLower(mi.MACAddress))
 		}) {
