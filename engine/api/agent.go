@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/rackboot/rackboot/engine"
@@ -17,7 +16,6 @@ import (
 	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
-	"github.com/rackboot/rackboot/engine/validation"
 )
 
 // agentVersionHeader is the header the upstream agent sends its version in.
@@ -36,15 +34,6 @@ func requestProps(r *http.Request) map[string]string {
 	return map[string]string{"request_id": id}
 }
 
-// installingStatuses are the host statuses in which registering again
-// would lose an installation in progress: registration is refused (409).
-func installingStatuses() []string {
-	return []string{models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful,
-		models.HostStatusInstalling, models.HostStatusInstallingInProgress,
-		models.HostStatusInstallingPendingUserAction, models.HostStatusInstalled,
-		models.HostStatusBinding, models.HostStatusUnbinding}
-}
-
 func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ieID := r.PathValue("infra_env_id")
 	var p models.HostCreateParams
@@ -61,52 +50,10 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if len(version) > maxAgentVersion || strings.ContainsFunc(version, unicode.IsControl) {
 		return badRequest("discovery_agent_version is longer than %d bytes or holds control characters", maxAgentVersion)
 	}
-	ie, err := s.infraEnv(ieID)
-	if err != nil {
+	if err := s.hosts.Register(r.Context(), ieID, p.HostID, version, requestProps(r)); err != nil {
 		return err
 	}
-	var (
-		old    engine.Host
-		exists bool
-	)
-	s.store.Read(func(m *engine.Model) { old, exists = m.Host(p.HostID) })
-	if exists && old.InfraEnvID != ieID {
-		return fmt.Errorf("%w: host %s is registered in another infra-env", ErrConflict, p.HostID)
-	}
-	if exists {
-		if done, err := s.clusters.ReRegistered(r.Context(), old); err != nil || done {
-			if err != nil {
-				return err
-			}
-			return s.writeRegistration(w, ieID, old.ID, version)
-		}
-	}
-	if exists && slices.Contains(installingStatuses(), old.Status) {
-		return fmt.Errorf("%w: host %s is %s and cannot register again", ErrConflict, p.HostID, old.Status)
-	}
-	if err := s.acceptRegistration(ie.ClusterID, old.ClusterID); err != nil {
-		return err
-	}
-	status := models.HostStatusDiscoveringUnbound
-	if ie.ClusterID != "" || old.ClusterID != "" {
-		status = models.HostStatusDiscovering
-	}
-	h := engine.Host{ID: p.HostID, InfraEnvID: ieID, Status: status,
-		StatusInfo: validation.StatusInfoDiscovering, AgentVersion: version}
-	ctx := r.Context()
-	s.hosts.ForgetSteps(p.HostID)
-	registered := &engine.Event{Name: "host_registration_succeeded", Severity: "info",
-		Message: fmt.Sprintf("Host %s: Successfully registered", h.ID), Props: requestProps(r)}
-	res, err := s.store.Apply(ctx, &engine.RegisterHost{Host: h, Event: registered})
-	if err != nil {
-		return fmt.Errorf("register host: %w", err)
-	}
-	h, _ = res.(engine.Host)
-	s.log.InfoContext(ctx, "host registered", "host", h.ID, "infra_env", ieID, "agent_version", version)
-	if err := s.hosts.Refresh(ctx, h.ID); err != nil {
-		return err
-	}
-	return s.writeRegistration(w, ieID, h.ID, version)
+	return s.writeRegistration(w, ieID, p.HostID, version)
 }
 
 func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version string) error {
@@ -137,18 +84,8 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	ctx := r.Context()
-	now := s.now()
-	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ieID,
-		Patch: engine.HostPatch{CheckedInAt: &now, HostTime: hostTime}}); err != nil {
-		return fmt.Errorf("check in host: %w", err)
-	}
-	// A host coming back, or a clock that moved, may change its status
-	// now rather than at the monitor's next pass.
-	if h.Status == models.HostStatusDisconnected || h.Status == models.HostStatusDisconnectedUnbound ||
-		hostTime != nil && clockVerdictMoved(h.HostTime, *hostTime, now) {
-		if err := s.hosts.Refresh(ctx, id); err != nil {
-			return err
-		}
+	if err := s.hosts.CheckIn(ctx, h, hostTime); err != nil {
+		return err
 	}
 	steps := models.Steps{Instructions: []*models.Step{}, NextInstructionSeconds: pollSeconds(h.Status),
 		PostStepAction: models.PostStepActionContinue}
@@ -158,22 +95,11 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		writeJSON(w, http.StatusOK, steps)
 		return nil
 	}
-	if s.hosts.InventoryDue(h, now) {
-		steps.Instructions = append(steps.Instructions, &models.Step{
-			StepType: models.StepTypeInventory, StepID: hosts.StepID(models.StepTypeInventory), Args: []string{id}})
-	}
-	periodic, err := s.hosts.PeriodicSteps(h)
+	due, err := s.hosts.NextSteps(h)
 	if err != nil {
 		return err
 	}
-	steps.Instructions = append(steps.Instructions, periodic...)
-	speed, err := s.hosts.DiskSpeedStep(h, now)
-	if err != nil {
-		return err
-	}
-	if speed != nil {
-		steps.Instructions = append(steps.Instructions, speed)
-	}
+	steps.Instructions = append(steps.Instructions, due...)
 	inst, err := s.installStep(ctx, h)
 	if err != nil {
 		return err
@@ -206,11 +132,7 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		}
 	}
 	if reply.ExitCode != 0 {
-		s.log.WarnContext(ctx, "step failed", "host", id, "step_type", reply.StepType, "step_id", reply.StepID,
-			"exit_code", reply.ExitCode)
-		s.hosts.Event(ctx, engine.Event{Name: "host_step_failed", Severity: "warning", ClusterID: h.ClusterID,
-			InfraEnvID: ieID, HostID: id, Message: fmt.Sprintf("Host %s: step %s (%s) failed with exit code %d",
-				s.hosts.HostName(h), reply.StepType, reply.StepID, reply.ExitCode)})
+		s.hosts.StepFailed(ctx, h, reply.StepType, reply.StepID, reply.ExitCode)
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
@@ -239,20 +161,6 @@ func timestampParam(r *http.Request) (*int64, error) {
 	return &ts, nil
 }
 
-// clockVerdictMoved reports whether the host's clock, reported as next
-// instead of prev, lands on the other side of the service's tolerance
-// (time-synced-between-host-and-service).
-func clockVerdictMoved(prev, next int64, now time.Time) bool {
-	ok := func(ts int64) bool {
-		if ts == 0 {
-			return false
-		}
-		return validation.ValidateHost(validation.HostFacts{HostTime: ts, Now: now}, validation.DefaultThresholds()).
-			Passed(validation.HostTimeSyncedWithService)
-	}
-	return prev == 0 || ok(prev) != ok(next)
-}
-
 // storeInventory stores an inventory reply on h, picks its installation
 // disk if it has none, and re-evaluates it.
 func (s *server) storeInventory(r *http.Request, h engine.Host, output string) error {
@@ -264,45 +172,7 @@ func (s *server) storeInventory(r *http.Request, h engine.Host, output string) e
 	if err := json.Compact(&compact, []byte(output)); err != nil {
 		return badRequest("inventory output is not JSON")
 	}
-	ctx := r.Context()
-	if bytes.Equal(compact.Bytes(), h.Inventory) {
-		return nil // a periodic refresh that found nothing new: nothing to write
-	}
-	now := s.now()
-	patch := engine.HostPatch{Inventory: json.RawMessage(compact.Bytes()), CheckedInAt: &now}
-	if disk := s.hosts.DefaultDisk(h, compact.Bytes()); disk != "" {
-		patch.InstallationDiskID = &disk
-	}
-	update := &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch}
-	if len(h.Inventory) == 0 {
-		update.Event = &engine.Event{Name: "host_inventory_received", Severity: "info",
-			Message: fmt.Sprintf("Host %s: inventory received", h.ID)}
-	}
-	if _, err := s.store.Apply(ctx, update); err != nil {
-		return fmt.Errorf("store inventory: %w", err)
-	}
-	s.log.InfoContext(ctx, "inventory received", "host", h.ID, "infra_env", h.InfraEnvID, "bytes", compact.Len())
-	return s.hosts.Refresh(ctx, h.ID)
-}
-
-// acceptRegistration refuses hosts while their cluster installs, as
-// upstream (409): only a cluster that is still being assembled takes
-// (re-)registrations.
-func (s *server) acceptRegistration(clusterIDs ...string) error {
-	for _, id := range clusterIDs {
-		if id == "" {
-			continue
-		}
-		var c engine.Cluster
-		s.store.Read(func(m *engine.Model) { c, _ = m.Cluster(id) })
-		switch c.Status {
-		case "", validation.ClusterStatusInsufficient, validation.ClusterStatusReady,
-			validation.ClusterStatusPendingForInput, "adding-hosts":
-		default:
-			return fmt.Errorf("%w: cluster %s is %s and accepts no host registration", ErrConflict, id, c.Status)
-		}
-	}
-	return nil
+	return s.hosts.StoreInventory(r.Context(), h, compact.Bytes())
 }
 
 // InstallPollSeconds is the poll interval of a host whose installation is

@@ -20,8 +20,6 @@ const (
 	infoHostResetPending = "Host requires booting into the discovery image to complete resetting the installation"
 	infoAddingHosts      = "cluster is adding hosts to existing OCP cluster"
 	infoDay2Installing   = "Installing a day-2 host"
-	infoRebootedDiscover = "Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk"
-	infoRestarted        = "Host failed to install: the host unexpectedly restarted during the installation"
 )
 
 // clusterMove applies a transition of cluster id computed from the model;
@@ -105,33 +103,6 @@ func (s *Service) day2Ready(h engine.Host) error {
 		return fmt.Errorf("%w: cluster %s has no install configs to add a worker from", hosts.ErrConflict, h.ClusterID)
 	}
 	return nil
-}
-
-// ReRegistered reports a host that registers again while installing: its
-// agent runs in the discovery image again. It is not restarted. Past
-// Rebooting it did not boot its disk: installing-pending-user-action (its
-// cluster follows) until it does; before, the host restarted mid-install:
-// error, as upstream. Either way with the reason and an event. done is
-// true when the registration was answered that way.
-func (s *Service) ReRegistered(ctx context.Context, old engine.Host) (bool, error) {
-	if old.Status != models.HostStatusInstalling && old.Status != models.HostStatusInstallingInProgress {
-		return false, nil
-	}
-	status, info, sev := models.HostStatusInstallingPendingUserAction, infoRebootedDiscover, "warning"
-	if !engine.PastRebooting(old.Progress.CurrentStage) {
-		status, info, sev = models.HostStatusError, infoRestarted, "error"
-	}
-	_, err := s.store.Apply(ctx, &engine.InstallTransition{ClusterID: old.ClusterID, Hosts: []engine.HostChange{{
-		ID: old.ID, Status: status, Info: info, From: []string{old.Status}}}})
-	if err != nil {
-		return false, fmt.Errorf("host %s registered mid-install: %w", old.ID, err)
-	}
-	s.log.WarnContext(ctx, "host registered again while installing", "host", old.ID, "stage", old.Progress.CurrentStage)
-	s.hosts.Event(ctx, engine.Event{Name: "host_registered_during_installation", Severity: sev, ClusterID: old.ClusterID,
-		InfraEnvID: old.InfraEnvID, HostID: old.ID,
-		Message: fmt.Sprintf("Host %s: booted the discovery image during installation (stage %q): %s",
-			s.hosts.HostName(old), old.Progress.CurrentStage, info)})
-	return true, nil
 }
 
 // Cancel cancels the installation under way of cluster id: the cluster

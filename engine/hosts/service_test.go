@@ -152,3 +152,32 @@ func TestPeriodicStepsPaced(t *testing.T) {
 		t.Errorf("poll after the step interval: %v", got)
 	}
 }
+
+// An agent registers through the domain: a new host starts discovering
+// with its event; the same host id in another infra-env is a conflict that
+// writes nothing.
+func TestRegister(t *testing.T) {
+	s, st, _ := newService(t)
+	ctx := context.Background()
+	const other = "44444444-4444-4444-8444-444444444444"
+	if err := s.Register(ctx, testInfraEnv, other, "v1", map[string]string{"request_id": "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	var h engine.Host
+	st.Read(func(m *engine.Model) { h, _ = m.Host(other) })
+	if h.Status != models.HostStatusDiscoveringUnbound || h.AgentVersion != "v1" {
+		t.Errorf("registered host is %s with agent %q", h.Status, h.AgentVersion)
+	}
+	if !slices.Contains(eventNames(st), "host_registration_succeeded: Host "+other+": Successfully registered") {
+		t.Errorf("events %q", eventNames(st))
+	}
+	const ie2 = "55555555-5555-4555-8555-555555555555"
+	if _, err := st.Apply(ctx, &engine.CreateInfraEnv{InfraEnv: engine.InfraEnv{ID: ie2, Name: "other"}}); err != nil {
+		t.Fatal(err)
+	}
+	before := st.Entries()
+	err := s.Register(ctx, ie2, other, "v1", nil)
+	if !errors.Is(err, engine.ErrConflict) || st.Entries() != before {
+		t.Errorf("registering in another infra-env: %v, %d entries written", err, st.Entries()-before)
+	}
+}
