@@ -9,6 +9,7 @@ import (
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -40,7 +41,7 @@ func FuzzProgressBody(f *testing.F) {
 		var p models.HostProgress
 		err := decodeBytes(data, &p)
 		if err == nil {
-			err = checkProgress(p)
+			err = hosts.CheckProgress(p)
 		}
 		if err != nil {
 			if !errors.Is(err, ErrBadRequest) {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 )
 
 func (s *server) cancelInstallation(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -60,8 +61,8 @@ func (s *server) completeInstallation(w http.ResponseWriter, r *http.Request, _ 
 	if p.IsSuccess == nil {
 		return badRequest("is_success is required")
 	}
-	if len(p.ErrorInfo) > maxProgressInfo || strings.ContainsFunc(p.ErrorInfo, unicode.IsControl) {
-		return badRequest("error_info is longer than %d bytes or holds control characters", maxProgressInfo)
+	if len(p.ErrorInfo) > hosts.MaxProgressInfo || strings.ContainsFunc(p.ErrorInfo, unicode.IsControl) {
+		return badRequest("error_info is longer than %d bytes or holds control characters", hosts.MaxProgressInfo)
 	}
 	if err := s.clusters.Complete(r.Context(), id, *p.IsSuccess, p.ErrorInfo); err != nil {
 		return err
