@@ -1,23 +1,15 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
-	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
-
-// installerInput reports a bad cluster field or override the installer
-// refused (a 400 rather than a 500).
-func installerInput(err error) bool {
-	return errors.Is(err, installer.ErrInvalidInput) || errors.Is(err, installer.ErrInstallConfigOverride)
-}
 
 // credentialStatuses are the cluster statuses whose credentials can be
 // read (as upstream: once the cluster is being finalized).

@@ -15,7 +15,6 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhctl"
-	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
@@ -167,19 +166,9 @@ func (s *server) updateHostIgnition(w http.ResponseWriter, r *http.Request, _ au
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	if err := hosts.CheckOverride(p.Config); err != nil {
+	if err := s.hosts.SetIgnitionOverride(r.Context(), ie, id, p.Config); err != nil {
 		return err
 	}
-	h, err := s.hosts.Host(ie, id)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{IgnitionOverride: &p.Config}}); err != nil {
-		return fmt.Errorf("update host ignition: %w", err)
-	}
-	s.hosts.Event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
-		Message: fmt.Sprintf("Host %s: ignition config overrides set", s.hosts.HostName(h))})
 	w.WriteHeader(http.StatusCreated)
 	return nil
 }

@@ -223,3 +223,55 @@ func (s *Service) DefaultDisk(h engine.Host, inventory []byte) string {
 	}
 	return eligible[0].ID
 }
+
+// SetIgnitionOverride sets the Ignition override of host id of infra-env
+// ie (upstream's V2UpdateHostIgnition; "" removes it), checked like
+// ignition_config_overrides, with its event.
+func (s *Service) SetIgnitionOverride(ctx context.Context, ie, id, config string) error {
+	if err := CheckOverride(config); err != nil {
+		return err
+	}
+	h, err := s.Host(ie, id)
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{IgnitionOverride: &config}}); err != nil {
+		return fmt.Errorf("update host ignition: %w", err)
+	}
+	s.Event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
+		Message: fmt.Sprintf("Host %s: ignition config overrides set", s.HostName(h))})
+	return nil
+}
+
+// ResetValidation is upstream's reset-validation action on host id of
+// infra-env ie: it forgets the installation disk's speed measurement
+// (sufficient-installation-disk-speed: the disk is measured again at the
+// next preparation) or the image statuses (container-images-available:
+// rackboot keeps none), and re-evaluates the host. Other validations
+// cannot be reset (ErrInvalid); an unbound host has none (ErrConflict).
+func (s *Service) ResetValidation(ctx context.Context, ie, id, vid string) error {
+	h, err := s.Host(ie, id)
+	if err != nil {
+		return err
+	}
+	switch validation.ID(vid) {
+	case validation.HostSufficientInstallationDiskSpeed, validation.HostContainerImagesAvailable:
+	default:
+		return Invalid("Validation %q cannot be reset or does not exist", Clip(vid))
+	}
+	if h.ClusterID == "" {
+		return fmt.Errorf("%w: host %s is not bound to any cluster, reset validation", ErrConflict, id)
+	}
+	if validation.ID(vid) == validation.HostSufficientInstallationDiskSpeed {
+		raw, err := DisksInfoWithout(h)
+		if err != nil {
+			return err
+		}
+		if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{DisksInfo: raw},
+			Event: &engine.Event{Name: "host_validation_reset", Severity: "info",
+				Message: fmt.Sprintf("Host %s: validation %s reset", s.HostName(h), vid)}}); err != nil {
+			return fmt.Errorf("reset validation: %w", err)
+		}
+	}
+	return s.Refresh(ctx, id)
+}
