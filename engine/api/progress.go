@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/rackboot/rackboot/engine"
@@ -62,18 +61,10 @@ func (s *server) installStep(ctx context.Context, h engine.Host) (*models.Step, 
 	if err != nil {
 		return nil, err
 	}
-	_, err = s.store.Apply(ctx, &engine.InstallTransition{ClusterID: h.ClusterID, Hosts: []engine.HostChange{{
-		ID: h.ID, Status: models.HostStatusInstallingInProgress, Info: "Installation is in progress",
-		From: []string{models.HostStatusInstalling}}}})
-	if errors.Is(err, engine.ErrConflict) {
-		return nil, nil // another poll handed it out first
+	sent, err := s.hosts.InstallStepSent(ctx, h, args.BootDevice, string(args.Role))
+	if err != nil || !sent {
+		return nil, err // not sent: another poll handed it out first
 	}
-	if err != nil {
-		return nil, fmt.Errorf("hand out the install step: %w", err)
-	}
-	s.hosts.Event(ctx, engine.Event{Name: "host_install_step_sent", Severity: "info", ClusterID: h.ClusterID,
-		InfraEnvID: h.InfraEnvID, HostID: h.ID,
-		Message: fmt.Sprintf("Host %s: install step sent (disk %s, role %s)", s.hosts.HostName(h), args.BootDevice, args.Role)})
 	b, err := jsonString(args)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -77,4 +78,23 @@ func (s *Service) progressEvents(ctx context.Context, res engine.ProgressResult,
 				Message: fmt.Sprintf("Updated status of the cluster to error (%s)", c.StatusInfo)})
 		}
 	}
+}
+
+// InstallStepSent moves installing host h to installing-in-progress as its
+// install step (onto disk, as role) is handed out, with its event, so that
+// it is handed out once; false when another poll handed it out first.
+func (s *Service) InstallStepSent(ctx context.Context, h engine.Host, disk, role string) (bool, error) {
+	_, err := s.store.Apply(ctx, &engine.InstallTransition{ClusterID: h.ClusterID, Hosts: []engine.HostChange{{
+		ID: h.ID, Status: models.HostStatusInstallingInProgress, Info: "Installation is in progress",
+		From: []string{models.HostStatusInstalling}}}})
+	if errors.Is(err, engine.ErrConflict) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("hand out the install step: %w", err)
+	}
+	s.Event(ctx, engine.Event{Name: "host_install_step_sent", Severity: "info", ClusterID: h.ClusterID,
+		InfraEnvID: h.InfraEnvID, HostID: h.ID,
+		Message: fmt.Sprintf("Host %s: install step sent (disk %s, role %s)", s.HostName(h), disk, role)})
+	return true, nil
 }
