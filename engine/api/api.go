@@ -12,6 +12,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/bmhs"
 	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/infraenvs"
@@ -102,7 +103,7 @@ type server struct {
 	hosts      *hosts.Service
 	clusters   *clusters.Service
 	infraEnvs  *infraenvs.Service
-	sealer     *engine.Sealer
+	bmhs       *bmhs.Service
 	isos       DiscoveryISOs
 	stale      map[string]bool // staleRoutes
 }
@@ -139,7 +140,7 @@ func newServer(o Options) (*server, error) {
 	s := &server{
 		store: o.Store, admin: o.AdminToken, keys: o.Keys,
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
-		now: o.Now, log: o.Log, sealer: o.Sealer, isos: o.ISOs, stale: staleRoutes(),
+		now: o.Now, log: o.Log, isos: o.ISOs, stale: staleRoutes(),
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultImageURLTTL
@@ -157,6 +158,9 @@ func newServer(o Options) (*server, error) {
 		return nil, err
 	}
 	if s.infraEnvs, err = infraenvs.New(infraenvs.Options{Store: o.Store, Hosts: s.hosts, ServiceURL: svc}); err != nil {
+		return nil, err
+	}
+	if s.bmhs, err = bmhs.New(bmhs.Options{Store: o.Store, Hosts: s.hosts, Sealer: o.Sealer, Log: o.Log}); err != nil {
 		return nil, err
 	}
 	s.mux = http.NewServeMux()
