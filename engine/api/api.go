@@ -16,6 +16,7 @@ import (
 	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/infraenvs"
+	"github.com/rackboot/rackboot/engine/signingkeys"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -91,21 +92,22 @@ type DiscoveryISOs interface {
 // server is the handler's state: its options and the host domain it calls
 // (engine/hosts).
 type server struct {
-	store      engine.Store
-	admin      string
-	keys       *auth.KeyRing
-	serviceURL string
-	bootURL    string
-	ttl        time.Duration
-	now        func() time.Time
-	log        *slog.Logger
-	mux        *http.ServeMux
-	hosts      *hosts.Service
-	clusters   *clusters.Service
-	infraEnvs  *infraenvs.Service
-	bmhs       *bmhs.Service
-	isos       DiscoveryISOs
-	stale      map[string]bool // staleRoutes
+	store       engine.Store
+	admin       string
+	keys        *auth.KeyRing
+	serviceURL  string
+	bootURL     string
+	ttl         time.Duration
+	now         func() time.Time
+	log         *slog.Logger
+	mux         *http.ServeMux
+	hosts       *hosts.Service
+	clusters    *clusters.Service
+	infraEnvs   *infraenvs.Service
+	bmhs        *bmhs.Service
+	signingKeys *signingkeys.Service
+	isos        DiscoveryISOs
+	stale       map[string]bool // staleRoutes
 }
 
 // New returns the API handler. It serves every path under BasePath and
@@ -161,6 +163,9 @@ func newServer(o Options) (*server, error) {
 		return nil, err
 	}
 	if s.bmhs, err = bmhs.New(bmhs.Options{Store: o.Store, Hosts: s.hosts, Sealer: o.Sealer, Log: o.Log}); err != nil {
+		return nil, err
+	}
+	if s.signingKeys, err = signingkeys.New(signingkeys.Options{Store: o.Store, Keys: o.Keys, Hosts: s.hosts, Log: o.Log}); err != nil {
 		return nil, err
 	}
 	s.mux = http.NewServeMux()

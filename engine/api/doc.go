@@ -14,8 +14,8 @@
 // (registration, changes, manifests, installation start, cancel, reset,
 // day 2, completion) engine/clusters, infra-envs (registration, changes,
 // static network configs, the discovery input) engine/infraenvs,
-// BareMetalHosts (with their sealed credentials) engine/bmhs; the handler
-// holds one Service of each. The domain's refusals (hosts.ErrInvalid, ErrNotFound, ErrConflict)
+// BareMetalHosts (with their sealed credentials) engine/bmhs, signing
+// keys engine/signingkeys; the handler holds one Service of each. The domain's refusals (hosts.ErrInvalid, ErrNotFound, ErrConflict)
 // become 400, 404 and 409 in one place (statusOf). Everything either
 // changes goes through engine.Store commands.
 //
