@@ -15,9 +15,10 @@
 // day 2, completion) engine/clusters, infra-envs (registration, changes,
 // static network configs, the discovery input) engine/infraenvs,
 // BareMetalHosts (with their sealed credentials) engine/bmhs, signing
-// keys engine/signingkeys; the handler holds one Service of each. The domain's refusals (hosts.ErrInvalid, ErrNotFound, ErrConflict)
-// become 400, 404 and 409 in one place (statusOf). Everything either
-// changes goes through engine.Store commands.
+// keys engine/signingkeys; the handler holds one Service of each. The
+// domain's refusals (hosts.ErrInvalid, ErrNotFound, ErrConflict) become
+// 400, 404 and 409 in one place (statusOf). The handler itself changes
+// nothing: every write is the domain's, through engine.Store commands.
 //
 // Steps: a host without an inventory is asked for one; the periodic steps
 // (ntp-synchronizer, connectivity-check, domain-resolution), the inventory
