@@ -39,7 +39,7 @@ type daemon struct {
 	disk  *diskGuard     // whether data_dir is full (diskguard.go), set by runLeader
 
 	sel     *bootsel.Selector // the engine's boot choices
-	chooser *chain            // sel, then the profile catalog
+	chooser *bootsel.Chain    // sel, then the profile catalog
 	api     http.Handler      // the assisted-installer API, guarded
 	apiOpts api.Options
 	bmh     bmhParts         // BMC credentials sealer, discovery ISOs (bmh.go)

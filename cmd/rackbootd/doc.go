@@ -3,8 +3,8 @@
 // [server] data_dir/raft, package cluster), wires the DHCP (its leases kept
 // in that state), TFTP and HTTP boot packages together with the discovery
 // engine (the assisted-installer API on http_listen, the admin token under
-// data_dir, the boot selector ahead of the profile catalog, the host
-// monitor on the raft leader), talks to systemd
+// data_dir, the boot selector ahead of the profile catalog (bootsel.Chain), the host
+// monitor (engine/hosts) on the raft leader), talks to systemd
 // (sd_notify: READY, RELOADING, STATUS, WATCHDOG) and handles signals:
 // SIGHUP reloads, SIGTERM and SIGINT stop gracefully. Nothing else.
 //

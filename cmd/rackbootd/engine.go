@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bootsel"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -45,14 +47,13 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	if err := d.syncConfigImageSets(ctx, d.cfg); err != nil {
 		return err
 	}
-	d.chooser = newChain(sel, d.holder, d.cfg)
+	d.chooser = bootsel.NewChain(sel, d.holder, profileMACs(d.cfg))
 	thresholds := d.cfg.Engine.Thresholds
 	d.apiOpts = api.Options{
 		Store: d.store, AdminToken: token, Keys: keys,
 		ServiceURL: d.cfg.BaseURL(), BootURL: d.cfg.BaseURL(),
-		Thresholds:  func(*engine.Model, string) validation.Thresholds { return thresholds },
-		Log:         d.log.With("service", "api"),
-		MonitorLoop: &d.loops.monitor,
+		Thresholds: func(*engine.Model, string) validation.Thresholds { return thresholds },
+		Log:        d.log.With("service", "api"),
 	}
 	if err := d.newBMH(); err != nil {
 		return err
@@ -66,6 +67,16 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	}
 	d.api = adminGuard{next: h, token: token, remote: d.cfg.API.AdminRemote}
 	return nil
+}
+
+// profileMACs are the MACs cfg's profiles list by name: they boot their
+// profile rather than the default infra-env (bootsel.Chain).
+func profileMACs(cfg *config.Config) []net.HardwareAddr {
+	var out []net.HardwareAddr
+	for _, p := range cfg.Profiles {
+		out = append(out, p.MACs...)
+	}
+	return out
 }
 
 // selSettings is the boot selector's view of the configuration: the
@@ -113,9 +124,13 @@ func (d *daemon) runEngine(ctx context.Context) {
 	go func() {
 		defer d.wg.Done()
 		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
-			opts := d.apiOpts
+			opts := d.apiOpts.HostOptions()
 			opts.Store = engine.Fence(d.store) // a deposed leader's late writes are refused
-			if err := api.Monitor(ctx, opts, d.cfg.Engine.MonitorInterval); err != nil {
+			mon, err := hosts.New(opts)
+			if err == nil {
+				err = mon.Monitor(ctx, d.cfg.Engine.MonitorInterval, &d.loops.monitor)
+			}
+			if err != nil {
 				d.log.Error("host monitor stopped", "err", err)
 			}
 		})

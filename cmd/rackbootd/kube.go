@@ -7,7 +7,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/acm"
-	"github.com/rackboot/rackboot/engine/api"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/kubeapi"
 )
 
@@ -56,9 +56,9 @@ func (d *daemon) runKube(ctx context.Context) {
 		defer d.wg.Done()
 		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
 			fenced := engine.Fence(d.store)
-			opts := d.apiOpts
+			opts := d.apiOpts.HostOptions()
 			opts.Store = fenced
-			dom, err := api.NewDomain(opts)
+			dom, err := clusters.NewDomain(opts)
 			if err != nil {
 				d.log.Error("ACM controller not started", "err", err)
 				return

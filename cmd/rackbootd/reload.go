@@ -58,7 +58,7 @@ func (d *daemon) apply(ld *loaded) error {
 		return fmt.Errorf("boot selector: %w", err)
 	}
 	d.holder.Swap(ld.catalog)
-	d.chooser.setProfiles(ld.cfg)
+	d.chooser.SetListed(profileMACs(ld.cfg))
 	d.level.Set(ld.cfg.Server.LogLevel)
 	d.cfg = ld.cfg
 	d.imageSets.Store(&ld.cfg.ImageSets)

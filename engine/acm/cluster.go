@@ -21,7 +21,7 @@ const (
 	kindImageSet = "ClusterImageSet"
 )
 
-// Domain is the cluster domain the controller calls (engine/api.Domain):
+// Domain is the domain the controllers call (engine/clusters.Domain):
 // the same checks, commands and events as the REST API's.
 type Domain interface {
 	// CreateCluster registers the cluster p describes with id; bad input

@@ -10,17 +10,18 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/acm"
-	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/hosts"
 )
 
 const aciUID = "7d1c0a52-3e4f-4b6a-9c8d-1e2f3a4b5c6d"
 
-// domain is the REST API's domain over s.
-func domain(t *testing.T, s *enginetest.Store, keys *auth.KeyRing) *api.Domain {
+// domain is the domain over s that the REST API calls too.
+func domain(t *testing.T, s *enginetest.Store, _ *auth.KeyRing) *clusters.Domain {
 	t.Helper()
-	dom, err := api.NewDomain(api.Options{Store: s, AdminToken: "admin", Keys: keys, ServiceURL: "http://10.0.0.1:8080"})
+	dom, err := clusters.NewDomain(hosts.Options{Store: s})
 	if err != nil {
 		t.Fatal(err)
 	}

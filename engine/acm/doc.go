@@ -23,8 +23,8 @@
 //
 // A ClusterDeployment with its AgentClusterInstall, ClusterImageSet and
 // pull secret becomes a domain cluster (id: the ACI's uid) through the
-// Domain (engine/api.Domain: the REST API's own checks, commands and
-// events); Agents naming the ClusterDeployment (or whose InfraEnv's
+// Domain (engine/clusters.Domain: the services the REST API calls too,
+// so its checks, commands and events); Agents naming the ClusterDeployment (or whose InfraEnv's
 // clusterRef does, or whose labels its agentSelector selects) are bound
 // to it; spec changes before the installation (and the manifests of its
 // ConfigMaps) are taken to the cluster

@@ -39,7 +39,7 @@ type Options struct {
 	Keys       Signer
 	ServiceURL string // the REST API's base URL, as hosts reach it
 	// Domain registers, binds and installs clusters and updates hosts
-	// (engine/api.Domain); required.
+	// (engine/clusters.Domain); required.
 	Domain Domain
 	// ISOs gives the InfraEnvs' isoDownloadURL (nil: none).
 	ISOs ISOs

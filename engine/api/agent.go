@@ -2,21 +2,20 @@ package api
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
-	"github.com/rackboot/rackboot/engine/validation"
 )
 
 // agentVersionHeader is the header the upstream agent sends its version in.
@@ -35,22 +34,13 @@ func requestProps(r *http.Request) map[string]string {
 	return map[string]string{"request_id": id}
 }
 
-// installingStatuses are the host statuses in which registering again
-// would lose an installation in progress: registration is refused (409).
-func installingStatuses() []string {
-	return []string{models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful,
-		models.HostStatusInstalling, models.HostStatusInstallingInProgress,
-		models.HostStatusInstallingPendingUserAction, models.HostStatusInstalled,
-		models.HostStatusBinding, models.HostStatusUnbinding}
-}
-
 func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ieID := r.PathValue("infra_env_id")
 	var p models.HostCreateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	if err := checkUUID("host_id", p.HostID); err != nil {
+	if err := clusters.CheckUUID("host_id", p.HostID); err != nil {
 		return err
 	}
 	version := p.DiscoveryAgentVersion
@@ -60,56 +50,14 @@ func (s *server) registerHost(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	if len(version) > maxAgentVersion || strings.ContainsFunc(version, unicode.IsControl) {
 		return badRequest("discovery_agent_version is longer than %d bytes or holds control characters", maxAgentVersion)
 	}
-	ie, err := s.infraEnv(ieID)
-	if err != nil {
+	if err := s.hosts.Register(r.Context(), ieID, p.HostID, version, requestProps(r)); err != nil {
 		return err
 	}
-	var (
-		old    engine.Host
-		exists bool
-	)
-	s.store.Read(func(m *engine.Model) { old, exists = m.Host(p.HostID) })
-	if exists && old.InfraEnvID != ieID {
-		return fmt.Errorf("%w: host %s is registered in another infra-env", ErrConflict, p.HostID)
-	}
-	if exists {
-		if done, err := s.reRegistered(r.Context(), old); err != nil || done {
-			if err != nil {
-				return err
-			}
-			return s.writeRegistration(w, ieID, old.ID, version)
-		}
-	}
-	if exists && slices.Contains(installingStatuses(), old.Status) {
-		return fmt.Errorf("%w: host %s is %s and cannot register again", ErrConflict, p.HostID, old.Status)
-	}
-	if err := s.acceptRegistration(ie.ClusterID, old.ClusterID); err != nil {
-		return err
-	}
-	status := models.HostStatusDiscoveringUnbound
-	if ie.ClusterID != "" || old.ClusterID != "" {
-		status = models.HostStatusDiscovering
-	}
-	h := engine.Host{ID: p.HostID, InfraEnvID: ieID, Status: status,
-		StatusInfo: validation.StatusInfoDiscovering, AgentVersion: version}
-	ctx := r.Context()
-	s.steps.forget(p.HostID)
-	registered := &engine.Event{Name: "host_registration_succeeded", Severity: "info",
-		Message: fmt.Sprintf("Host %s: Successfully registered", h.ID), Props: requestProps(r)}
-	res, err := s.store.Apply(ctx, &engine.RegisterHost{Host: h, Event: registered})
-	if err != nil {
-		return fmt.Errorf("register host: %w", err)
-	}
-	h, _ = res.(engine.Host)
-	s.log.InfoContext(ctx, "host registered", "host", h.ID, "infra_env", ieID, "agent_version", version)
-	if err := s.refreshHost(ctx, h.ID); err != nil {
-		return err
-	}
-	return s.writeRegistration(w, ieID, h.ID, version)
+	return s.writeRegistration(w, ieID, p.HostID, version)
 }
 
 func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version string) error {
-	h, err := s.host(ieID, id)
+	h, err := s.hosts.Host(ieID, id)
 	if err != nil {
 		return err
 	}
@@ -125,16 +73,9 @@ func (s *server) writeRegistration(w http.ResponseWriter, ieID, id, version stri
 	return nil
 }
 
-// stepID returns "<type>-<8 hex>", as upstream.
-func stepID(t models.StepType) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return string(t) + "-" + hex.EncodeToString(b[:])
-}
-
 func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ieID, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
-	h, err := s.host(ieID, id)
+	h, err := s.hosts.Host(ieID, id)
 	if err != nil {
 		return err
 	}
@@ -143,18 +84,8 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	ctx := r.Context()
-	now := s.now()
-	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ieID,
-		Patch: engine.HostPatch{CheckedInAt: &now, HostTime: hostTime}}); err != nil {
-		return fmt.Errorf("check in host: %w", err)
-	}
-	// A host coming back, or a clock that moved, may change its status
-	// now rather than at the monitor's next pass.
-	if h.Status == models.HostStatusDisconnected || h.Status == models.HostStatusDisconnectedUnbound ||
-		hostTime != nil && clockVerdictMoved(h.HostTime, *hostTime, now) {
-		if err := s.refreshHost(ctx, id); err != nil {
-			return err
-		}
+	if err := s.hosts.CheckIn(ctx, h, hostTime); err != nil {
+		return err
 	}
 	steps := models.Steps{Instructions: []*models.Step{}, NextInstructionSeconds: pollSeconds(h.Status),
 		PostStepAction: models.PostStepActionContinue}
@@ -164,22 +95,11 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		writeJSON(w, http.StatusOK, steps)
 		return nil
 	}
-	if s.inventoryDue(h, now) {
-		steps.Instructions = append(steps.Instructions, &models.Step{
-			StepType: models.StepTypeInventory, StepID: stepID(models.StepTypeInventory), Args: []string{id}})
-	}
-	periodic, err := s.periodicSteps(h)
+	due, err := s.hosts.NextSteps(h)
 	if err != nil {
 		return err
 	}
-	steps.Instructions = append(steps.Instructions, periodic...)
-	speed, err := s.diskSpeedStep(h, now)
-	if err != nil {
-		return err
-	}
-	if speed != nil {
-		steps.Instructions = append(steps.Instructions, speed)
-	}
+	steps.Instructions = append(steps.Instructions, due...)
 	inst, err := s.installStep(ctx, h)
 	if err != nil {
 		return err
@@ -198,9 +118,9 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	if reply.StepType == "" || !slices.Contains(models.StepTypes(), reply.StepType) {
-		return badRequest("step_type %q is not a step type", clip(string(reply.StepType)))
+		return badRequest("step_type %q is not a step type", hosts.Clip(string(reply.StepType)))
 	}
-	h, err := s.host(ieID, id)
+	h, err := s.hosts.Host(ieID, id)
 	if err != nil {
 		return err
 	}
@@ -212,11 +132,7 @@ func (s *server) stepReply(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		}
 	}
 	if reply.ExitCode != 0 {
-		s.log.WarnContext(ctx, "step failed", "host", id, "step_type", reply.StepType, "step_id", reply.StepID,
-			"exit_code", reply.ExitCode)
-		s.event(ctx, engine.Event{Name: "host_step_failed", Severity: "warning", ClusterID: h.ClusterID,
-			InfraEnvID: ieID, HostID: id, Message: fmt.Sprintf("Host %s: step %s (%s) failed with exit code %d",
-				s.hostName(h), reply.StepType, reply.StepID, reply.ExitCode)})
+		s.hosts.StepFailed(ctx, h, reply.StepType, reply.StepID, reply.ExitCode)
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
@@ -240,23 +156,9 @@ func timestampParam(r *http.Request) (*int64, error) {
 	}
 	ts, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || ts <= 0 {
-		return nil, badRequest("timestamp %q is not a positive number of seconds", clip(v))
+		return nil, badRequest("timestamp %q is not a positive number of seconds", hosts.Clip(v))
 	}
 	return &ts, nil
-}
-
-// clockVerdictMoved reports whether the host's clock, reported as next
-// instead of prev, lands on the other side of the service's tolerance
-// (time-synced-between-host-and-service).
-func clockVerdictMoved(prev, next int64, now time.Time) bool {
-	ok := func(ts int64) bool {
-		if ts == 0 {
-			return false
-		}
-		return validation.ValidateHost(validation.HostFacts{HostTime: ts, Now: now}, validation.DefaultThresholds()).
-			Passed(validation.HostTimeSyncedWithService)
-	}
-	return prev == 0 || ok(prev) != ok(next)
 }
 
 // storeInventory stores an inventory reply on h, picks its installation
@@ -270,64 +172,7 @@ func (s *server) storeInventory(r *http.Request, h engine.Host, output string) e
 	if err := json.Compact(&compact, []byte(output)); err != nil {
 		return badRequest("inventory output is not JSON")
 	}
-	ctx := r.Context()
-	if bytes.Equal(compact.Bytes(), h.Inventory) {
-		return nil // a periodic refresh that found nothing new: nothing to write
-	}
-	now := s.now()
-	patch := engine.HostPatch{Inventory: json.RawMessage(compact.Bytes()), CheckedInAt: &now}
-	if disk := s.defaultDisk(h, compact.Bytes()); disk != "" {
-		patch.InstallationDiskID = &disk
-	}
-	update := &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch}
-	if len(h.Inventory) == 0 {
-		update.Event = &engine.Event{Name: "host_inventory_received", Severity: "info",
-			Message: fmt.Sprintf("Host %s: inventory received", h.ID)}
-	}
-	if _, err := s.store.Apply(ctx, update); err != nil {
-		return fmt.Errorf("store inventory: %w", err)
-	}
-	s.log.InfoContext(ctx, "inventory received", "host", h.ID, "infra_env", h.InfraEnvID, "bytes", compact.Len())
-	return s.refreshHost(ctx, h.ID)
-}
-
-// defaultDisk is the installation disk to set with a new inventory: the
-// first eligible disk when the current one is unset or gone ("" : keep).
-func (s *server) defaultDisk(h engine.Host, inventory []byte) string {
-	h.Inventory = inventory
-	var eligible []*models.Disk
-	s.store.Read(func(m *engine.Model) {
-		_, eligible = hostFacts(m, h, s).InstallationDisks(s.hostThresholds(m, h))
-	})
-	for _, d := range eligible {
-		if d.ID == h.InstallationDiskID {
-			return ""
-		}
-	}
-	if len(eligible) == 0 {
-		return ""
-	}
-	return eligible[0].ID
-}
-
-// acceptRegistration refuses hosts while their cluster installs, as
-// upstream (409): only a cluster that is still being assembled takes
-// (re-)registrations.
-func (s *server) acceptRegistration(clusterIDs ...string) error {
-	for _, id := range clusterIDs {
-		if id == "" {
-			continue
-		}
-		var c engine.Cluster
-		s.store.Read(func(m *engine.Model) { c, _ = m.Cluster(id) })
-		switch c.Status {
-		case "", validation.ClusterStatusInsufficient, validation.ClusterStatusReady,
-			validation.ClusterStatusPendingForInput, "adding-hosts":
-		default:
-			return fmt.Errorf("%w: cluster %s is %s and accepts no host registration", ErrConflict, id, c.Status)
-		}
-	}
-	return nil
+	return s.hosts.StoreInventory(r.Context(), h, compact.Bytes())
 }
 
 // InstallPollSeconds is the poll interval of a host whose installation is
@@ -343,4 +188,39 @@ func pollSeconds(status string) int64 {
 		return InstallPollSeconds
 	}
 	return DefaultPollSeconds
+}
+
+// storeStepResult checks the output of a periodic step and has the domain
+// keep it (outputs of other step types are not kept).
+func (s *server) storeStepResult(ctx context.Context, h engine.Host, t models.StepType, output string) error {
+	doc := hosts.StepOutput(t)
+	if doc == nil {
+		return nil
+	}
+	if err := decodeBytes([]byte(output), doc); err != nil {
+		return badRequest("%s output: %v", t, err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(output)); err != nil {
+		return badRequest("%s output is not JSON", t)
+	}
+	return s.hosts.StoreStepResult(ctx, h, t, compact.Bytes())
+}
+
+// storeDiskSpeed checks an installation-disk-speed-check reply (no path:
+// the host's installation disk) and has the domain record it.
+func (s *server) storeDiskSpeed(ctx context.Context, h engine.Host, reply models.StepReply) error {
+	var out models.DiskSpeedCheckResponse
+	if reply.Output != "" {
+		if err := decodeBytes([]byte(reply.Output), &out); err != nil {
+			return badRequest("%s output: %v", reply.StepType, err)
+		}
+	}
+	if out.Path == "" {
+		out.Path = hosts.InstallationDisk(h)
+	}
+	if out.Path == "" || len(out.Path) > 4096 {
+		return badRequest("%s output names no disk", reply.StepType)
+	}
+	return s.hosts.StoreDiskSpeed(ctx, h, reply.ExitCode, out)
 }

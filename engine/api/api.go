@@ -12,7 +12,11 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
-	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/bmhs"
+	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/hosts"
+	"github.com/rackboot/rackboot/engine/infraenvs"
+	"github.com/rackboot/rackboot/engine/signingkeys"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
@@ -25,7 +29,6 @@ const (
 	DefaultImageURLTTL     = 4 * time.Hour
 	DefaultPollSeconds     = 60
 	DefaultRunnerRetrySecs = 60
-	defaultCPUArchitecture = "x86_64"
 	nextStepRunnerCommand  = "next_step_runner"
 )
 
@@ -65,15 +68,18 @@ type Options struct {
 	Sealer *engine.Sealer
 	// StepInterval is how long a host is not handed the same periodic
 	// step (connectivity-check, ntp-synchronizer, domain-resolution) with
-	// unchanged arguments again (DefaultStepInterval when zero).
+	// unchanged arguments again (hosts.DefaultStepInterval when zero).
 	StepInterval time.Duration
 	// ISOs hands out discovery ISO URLs for downloads/image-url
 	// (engine/isoserve); nil, or an infra-env whose image set has no base
 	// ISO, gets the URL of its iPXE script instead.
 	ISOs DiscoveryISOs
-	// MonitorLoop counts Monitor's passes and failed passes (nil: not
-	// counted).
-	MonitorLoop *engine.LoopStats
+}
+
+// HostOptions are the options of the host domain (engine/hosts) that the
+// handler calls; Monitor runs over the same.
+func (o Options) HostOptions() hosts.Options {
+	return hosts.Options{Store: o.Store, Thresholds: o.Thresholds, Now: o.Now, Log: o.Log, StepInterval: o.StepInterval}
 }
 
 // DiscoveryISOs hands out the URL of an infra-env's discovery ISO.
@@ -83,27 +89,25 @@ type DiscoveryISOs interface {
 	DiscoveryISOURL(ctx context.Context, id string, exp time.Time) (url string, ok bool, err error)
 }
 
-// server is the handler's state: its options, and caches that only save
-// work or pace the agents' periodic steps (none of them is replicated).
+// server is the handler's state: its options and the host domain it calls
+// (engine/hosts).
 type server struct {
-	store      engine.Store
-	admin      string
-	keys       *auth.KeyRing
-	serviceURL string
-	bootURL    string
-	ttl        time.Duration
-	thresholds func(m *engine.Model, clusterID string) validation.Thresholds
-	now        func() time.Time
-	log        *slog.Logger
-	mux        *http.ServeMux
-	inv        *invCache
-	conn       *docCache[models.ConnectivityReport]
-	nets       *netCache
-	steps      *stepSchedule
-	stepEvery  time.Duration
-	sealer     *engine.Sealer
-	isos       DiscoveryISOs
-	stale      map[string]bool // staleRoutes
+	store       engine.Store
+	admin       string
+	keys        *auth.KeyRing
+	serviceURL  string
+	bootURL     string
+	ttl         time.Duration
+	now         func() time.Time
+	log         *slog.Logger
+	mux         *http.ServeMux
+	hosts       *hosts.Service
+	clusters    *clusters.Service
+	infraEnvs   *infraenvs.Service
+	bmhs        *bmhs.Service
+	signingKeys *signingkeys.Service
+	isos        DiscoveryISOs
+	stale       map[string]bool // staleRoutes
 }
 
 // New returns the API handler. It serves every path under BasePath and
@@ -138,24 +142,31 @@ func newServer(o Options) (*server, error) {
 	s := &server{
 		store: o.Store, admin: o.AdminToken, keys: o.Keys,
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
-		thresholds: o.Thresholds, now: o.Now, log: o.Log, inv: &invCache{},
-		conn: &docCache[models.ConnectivityReport]{}, nets: &netCache{}, steps: &stepSchedule{},
-		stepEvery: o.StepInterval, sealer: o.Sealer, isos: o.ISOs, stale: staleRoutes(),
-	}
-	if s.stepEvery <= 0 {
-		s.stepEvery = DefaultStepInterval
+		now: o.Now, log: o.Log, isos: o.ISOs, stale: staleRoutes(),
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultImageURLTTL
-	}
-	if s.thresholds == nil {
-		s.thresholds = func(*engine.Model, string) validation.Thresholds { return validation.DefaultThresholds() }
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.hosts, err = hosts.New(o.HostOptions()); err != nil {
+		return nil, err
+	}
+	if s.clusters, err = clusters.New(clusters.Options{Store: o.Store, Hosts: s.hosts, Log: o.Log}); err != nil {
+		return nil, err
+	}
+	if s.infraEnvs, err = infraenvs.New(infraenvs.Options{Store: o.Store, Hosts: s.hosts, ServiceURL: svc}); err != nil {
+		return nil, err
+	}
+	if s.bmhs, err = bmhs.New(bmhs.Options{Store: o.Store, Hosts: s.hosts, Sealer: o.Sealer, Log: o.Log}); err != nil {
+		return nil, err
+	}
+	if s.signingKeys, err = signingkeys.New(signingkeys.Options{Store: o.Store, Keys: o.Keys, Hosts: s.hosts, Log: o.Log}); err != nil {
+		return nil, err
 	}
 	s.mux = http.NewServeMux()
 	for _, rt := range s.routes() {
@@ -201,4 +212,16 @@ func (s *server) allowed(r *http.Request) []string {
 		}
 	}
 	return out
+}
+
+// Monitor runs the host monitor of the host domain over o
+// (hosts.Service.Monitor, no loop counts) until ctx is done: for programs
+// that wire the REST API alone (the benchmarks, the testbed). Run it on
+// the leader only.
+func Monitor(ctx context.Context, o Options, interval time.Duration) error {
+	mon, err := hosts.New(o.HostOptions())
+	if err != nil {
+		return err
+	}
+	return mon.Monitor(ctx, interval, nil)
 }

@@ -1,15 +1,12 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/models"
-	"github.com/rackboot/rackboot/engine/validation"
 )
 
 func (s *server) listClusters(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -46,222 +43,16 @@ func (s *server) getCluster(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	return s.writeCluster(w, http.StatusOK, r.PathValue("cluster_id"))
 }
 
-// clusterFromParams checks p and returns the cluster it describes.
-func clusterFromParams(p models.ClusterCreateParams) (engine.Cluster, string, error) {
-	if p.Name == nil {
-		return engine.Cluster{}, "", badRequest("name is required")
-	}
-	if p.OpenshiftVersion == nil {
-		p.OpenshiftVersion = new(string)
-	}
-	if *p.OpenshiftVersion == "" && p.ImageSetRef == "" {
-		return engine.Cluster{}, "", badRequest("openshift_version is required (or image_set_ref, whose version the cluster then takes)")
-	}
-	if p.PullSecret == nil {
-		return engine.Cluster{}, "", badRequest("pull_secret is required")
-	}
-	switch p.HighAvailabilityMode {
-	case "", "Full":
-	case "None":
-		if p.ControlPlaneCount == nil {
-			one := int64(1)
-			p.ControlPlaneCount = &one
-		}
-	default:
-		return engine.Cluster{}, "", badRequest("high_availability_mode %q is not Full or None", clip(p.HighAvailabilityMode))
-	}
-	defaultNetworks(&p)
-	c := engine.Cluster{ID: newID(), Name: *p.Name, BaseDomain: p.BaseDNSDomain,
-		OpenshiftVersion: *p.OpenshiftVersion, SSHPublicKey: p.SSHPublicKey}
-	var patch models.V2ClusterUpdateParams
-	patch.APIVips, patch.IngressVips = &p.APIVips, &p.IngressVips
-	patch.ClusterNetworks, patch.MachineNetworks, patch.ServiceNetworks = &p.ClusterNetworks, &p.MachineNetworks, &p.ServiceNetworks
-	patch.ControlPlaneCount, patch.Name, patch.BaseDNSDomain, patch.PullSecret = p.ControlPlaneCount, p.Name, &p.BaseDNSDomain, p.PullSecret
-	patch.NetworkType, patch.HoldInstallation = p.NetworkType, p.HoldInstallation
-	cp, err := clusterPatch(patch)
-	if err != nil {
-		return engine.Cluster{}, "", err
-	}
-	if err := checkArch(p.CPUArchitecture); err != nil {
-		return engine.Cluster{}, "", err
-	}
-	if normArch(p.CPUArchitecture) != defaultCPUArchitecture {
-		return engine.Cluster{}, "", badRequest("cpu_architecture %q needs an image set of that architecture; only %s clusters can be created through the API",
-			p.CPUArchitecture, defaultCPUArchitecture)
-	}
-	c.APIVIPs, c.IngressVIPs, c.ClusterNetworks = *cp.APIVIPs, *cp.IngressVIPs, *cp.ClusterNetworks
-	c.MachineNetworks, c.ServiceNetworks = *cp.MachineNetworks, *cp.ServiceNetworks
-	if cp.ControlPlaneCount != nil {
-		c.ControlPlaneCount = *cp.ControlPlaneCount
-	}
-	if cp.NetworkType != nil {
-		c.NetworkType = *cp.NetworkType
-	}
-	if cp.HoldInstallation != nil {
-		c.HoldInstallation = *cp.HoldInstallation
-	}
-	c.ImageSetRef = p.ImageSetRef
-	return c, *p.PullSecret, nil
-}
-
 func (s *server) createCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	var p models.ClusterCreateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	id, err := s.registerCluster(r.Context(), p, "")
+	id, err := s.clusters.Register(r.Context(), p, "")
 	if err != nil {
 		return err
 	}
 	return s.writeCluster(w, http.StatusCreated, id)
-}
-
-// registerCluster checks p, stores its pull secret and creates the
-// cluster (with id, a new one when ""), with its event; bad input writes
-// nothing.
-func (s *server) registerCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error) {
-	c, ps, err := clusterFromParams(p)
-	if err != nil {
-		return "", err
-	}
-	if id != "" {
-		c.ID = id
-	}
-	if c.ImageSetRef, err = s.defaultImageSet(c); err != nil {
-		return "", err
-	}
-	if c.OpenshiftVersion == "" {
-		c.OpenshiftVersion = s.imageSetVersion(c.ImageSetRef)
-	}
-	c.PullSecretRef = clusterSecretName(c.ID)
-	create := &engine.CreateCluster{Cluster: c}
-	if err := engine.Check(s.store, create); err != nil { // before its pull secret is stored
-		return "", fmt.Errorf("create cluster: %w", err)
-	}
-	if _, err := s.store.Apply(ctx, putPullSecret(c.PullSecretRef, ps)); err != nil {
-		return "", fmt.Errorf("store pull secret: %w", err)
-	}
-	if _, err := s.store.Apply(ctx, create); err != nil {
-		return "", fmt.Errorf("create cluster: %w", err)
-	}
-	s.event(ctx, engine.Event{Name: "cluster_registration_succeeded", Severity: "info", ClusterID: c.ID,
-		Message: fmt.Sprintf("Successfully registered cluster %s", c.Name)})
-	return c.ID, s.refreshCluster(ctx, c.ID)
-}
-
-// Upstream's networks for a cluster created without them (assisted-service's
-// DefaultClusterNetworkCidr, DefaultClusterNetworkHostPrefix,
-// DefaultServiceNetworkCidr): OpenShift's own defaults.
-const (
-	defaultClusterNetwork    = "10.128.0.0/14"
-	defaultClusterHostPrefix = 23
-	defaultServiceNetwork    = "172.30.0.0/16"
-)
-
-// defaultNetworks gives p upstream's cluster and service networks when it
-// leaves them out (an explicit empty list stays empty).
-func defaultNetworks(p *models.ClusterCreateParams) {
-	if p.ClusterNetworks == nil {
-		p.ClusterNetworks = []models.ClusterNetwork{{CIDR: defaultClusterNetwork, HostPrefix: defaultClusterHostPrefix}}
-	}
-	if p.ServiceNetworks == nil {
-		p.ServiceNetworks = []models.Network{{CIDR: defaultServiceNetwork}}
-	}
-}
-
-// imageSetVersion is the version of the image set named ref.
-func (s *server) imageSetVersion(ref string) string {
-	var v string
-	s.store.Read(func(m *engine.Model) {
-		if is, ok := m.ImageSet(ref); ok {
-			v = is.Version
-		}
-	})
-	return v
-}
-
-// clusterPatch checks p and returns the engine patch (without the pull
-// secret, which is stored apart).
-func clusterPatch(p models.V2ClusterUpdateParams) (engine.ClusterPatch, error) {
-	cp := engine.ClusterPatch{Name: p.Name, BaseDomain: p.BaseDNSDomain, SSHPublicKey: p.SSHPublicKey}
-	if p.Name != nil {
-		if err := validation.ClusterName(*p.Name); err != nil {
-			return cp, badRequest("%v", err)
-		}
-	}
-	if p.BaseDNSDomain != nil {
-		if err := checkDomain(*p.BaseDNSDomain); err != nil {
-			return cp, err
-		}
-	}
-	if p.PullSecret != nil {
-		if err := checkPullSecret(*p.PullSecret); err != nil {
-			return cp, err
-		}
-	}
-	if p.ControlPlaneCount != nil {
-		n := int(*p.ControlPlaneCount)
-		if n != 1 && n != 3 && n != 5 || int64(n) != *p.ControlPlaneCount {
-			return cp, badRequest("control_plane_count %d is not 1, 3 or 5", *p.ControlPlaneCount)
-		}
-		cp.ControlPlaneCount = &n
-	}
-	if p.NetworkType != nil {
-		if err := checkNetworkType(*p.NetworkType); err != nil {
-			return cp, err
-		}
-		cp.NetworkType = p.NetworkType
-	}
-	cp.HoldInstallation = p.HoldInstallation
-	var err error
-	if cp.APIVIPs, err = ipList("api_vips", p.APIVips); err != nil {
-		return cp, err
-	}
-	if cp.IngressVIPs, err = ipList("ingress_vips", p.IngressVips); err != nil {
-		return cp, err
-	}
-	if cp.MachineNetworks, err = netList("machine_networks", p.MachineNetworks); err != nil {
-		return cp, err
-	}
-	if cp.ServiceNetworks, err = netList("service_networks", p.ServiceNetworks); err != nil {
-		return cp, err
-	}
-	if p.ClusterNetworks != nil {
-		cns := []engine.ClusterNetwork{}
-		for _, n := range *p.ClusterNetworks {
-			if err := checkCIDRs("cluster_networks", []string{n.CIDR}); err != nil {
-				return cp, err
-			}
-			if n.HostPrefix < 1 || n.HostPrefix > 128 {
-				return cp, badRequest("cluster_networks: host_prefix %d is out of range", n.HostPrefix)
-			}
-			cns = append(cns, engine.ClusterNetwork{CIDR: n.CIDR, HostPrefix: int(n.HostPrefix)})
-		}
-		cp.ClusterNetworks = &cns
-	}
-	return cp, nil
-}
-
-func ipList(field string, in *[]models.VIP) (*[]string, error) {
-	if in == nil {
-		return nil, nil
-	}
-	out := []string{}
-	for _, ip := range *in {
-		out = append(out, ip.IP)
-	}
-	return &out, checkIPs(field, out)
-}
-
-func netList(field string, in *[]models.Network) (*[]string, error) {
-	if in == nil {
-		return nil, nil
-	}
-	out := []string{}
-	for _, n := range *in {
-		out = append(out, n.CIDR)
-	}
-	return &out, checkCIDRs(field, out)
 }
 
 func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -270,89 +61,16 @@ func (s *server) updateCluster(w http.ResponseWriter, r *http.Request, _ auth.Pr
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	if err := s.changeCluster(r.Context(), id, p); err != nil {
+	if err := s.clusters.Change(r.Context(), id, p); err != nil {
 		return err
 	}
 	return s.writeCluster(w, http.StatusCreated, id)
 }
 
-// changeCluster checks p and updates cluster id (and its pull secret),
-// with its event; bad input writes nothing.
-func (s *server) changeCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error {
-	cp, err := clusterPatch(p)
-	if err != nil {
-		return err
-	}
-	var ok bool
-	s.store.Read(func(m *engine.Model) { _, ok = m.Cluster(id) })
-	if !ok {
-		return fmt.Errorf("%w: cluster %s", ErrNotFound, id)
-	}
-	if p.PullSecret != nil {
-		ref := clusterSecretName(id)
-		cp.PullSecretRef = &ref
-	}
-	update := &engine.UpdateCluster{ID: id, Patch: cp}
-	if err := engine.Check(s.store, update); err != nil { // before its pull secret is stored
-		return fmt.Errorf("update cluster: %w", err)
-	}
-	if p.PullSecret != nil {
-		if _, err := s.store.Apply(ctx, putPullSecret(*cp.PullSecretRef, *p.PullSecret)); err != nil {
-			return fmt.Errorf("store pull secret: %w", err)
-		}
-	}
-	res, err := s.store.Apply(ctx, update)
-	if err != nil {
-		return fmt.Errorf("update cluster: %w", err)
-	}
-	c, _ := res.(engine.Cluster)
-	s.event(ctx, engine.Event{Name: "cluster_updated", Severity: "info", ClusterID: id,
-		Message: fmt.Sprintf("Cluster %s was updated", c.Name)})
-	return s.refreshCluster(ctx, id)
-}
-
 func (s *server) deleteCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	if err := s.deregister(r.Context(), r.PathValue("cluster_id")); err != nil {
+	if err := s.clusters.Deregister(r.Context(), r.PathValue("cluster_id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// deregister deletes cluster id and its pull secret, with its event.
-func (s *server) deregister(ctx context.Context, id string) error {
-	if err := s.clusterInUse(id); err != nil {
-		return err
-	}
-	if _, err := s.store.Apply(ctx, &engine.DeleteCluster{ID: id}); err != nil {
-		return fmt.Errorf("delete cluster: %w", err)
-	}
-	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: clusterSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
-		return fmt.Errorf("delete pull secret: %w", err)
-	}
-	s.event(ctx, engine.Event{Name: "cluster_deregistered", Severity: "info", ClusterID: id,
-		Message: fmt.Sprintf("Deregistered cluster %s", id)})
-	return nil
-}
-
-// clusterInUse refuses to delete a cluster that an infra-env or a host
-// refers to (the engine would too, after a log entry).
-func (s *server) clusterInUse(id string) error {
-	var err error
-	s.store.Read(func(m *engine.Model) {
-		if _, ok := m.Cluster(id); !ok {
-			err = fmt.Errorf("%w: cluster %s", ErrNotFound, id)
-			return
-		}
-		for ie := range m.InfraEnvs() {
-			if ie.ClusterID == id {
-				err = fmt.Errorf("%w: cluster %s is used by infra-env %s", ErrConflict, id, ie.ID)
-				return
-			}
-		}
-		if m.ClusterHostCount(id) > 0 {
-			err = fmt.Errorf("%w: cluster %s still has hosts (unbind them first)", ErrConflict, id)
-		}
-	})
-	return err
 }

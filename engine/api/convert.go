@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -23,7 +24,7 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) models.Cluster {
 	out := models.Cluster{
 		APIVips: ips(c.ID, c.APIVIPs), BaseDNSDomain: c.BaseDomain,
 		ClusterNetworks: []models.ClusterNetwork{}, ControlPlaneCount: int64(c.ControlPlaneCount),
-		CPUArchitecture: clusterArch(m, c), CreatedAt: dt(c.CreatedAt),
+		CPUArchitecture: hosts.ClusterArch(m, c), CreatedAt: dt(c.CreatedAt),
 		HighAvailabilityMode: haMode(c.ControlPlaneCount), Hosts: []*models.APIHost{},
 		Href: clusterHref(c.ID), ID: c.ID, IngressVips: ips(c.ID, c.IngressVIPs), Kind: kindCluster,
 		MachineNetworks: nets(c.ID, c.MachineNetworks), Name: c.Name, OpenshiftVersion: c.OpenshiftVersion,
@@ -49,8 +50,8 @@ func (s *server) clusterOut(m *engine.Model, c engine.Cluster) models.Cluster {
 			out.ReadyHostCount++
 		}
 	}
-	t := s.clusterThresholds(m, c)
-	if info, err := validation.ValidateCluster(s.clusterFacts(m, c, &t), t).JSON(); err == nil {
+	t := s.hosts.ClusterThresholds(m, c)
+	if info, err := validation.ValidateCluster(s.hosts.ClusterFacts(m, c, &t), t).JSON(); err == nil {
 		out.ValidationsInfo = info
 	}
 	return out
@@ -124,7 +125,7 @@ func (s *server) hostOut(h engine.Host) *models.APIHost {
 	if h.Day2 {
 		out.Kind = models.HostKindAddToExistingClusterHost
 	}
-	if inv := s.inv.get(h); inv != nil {
+	if inv := s.hosts.Inventory(h); inv != nil {
 		for _, d := range inv.Disks {
 			if d != nil && d.ID != "" && d.ID == h.InstallationDiskID {
 				out.InstallationDiskPath = d.Path
@@ -164,13 +165,4 @@ func eventOut(e engine.Event) models.Event {
 		out.RequestID = id
 	}
 	return out
-}
-
-// clusterArch is a cluster's CPU architecture: its image set's, else
-// x86_64 (the model keeps no other).
-func clusterArch(m *engine.Model, c engine.Cluster) string {
-	if is, ok := m.ImageSet(c.ImageSetRef); ok && is.CPUArchitecture != "" {
-		return is.CPUArchitecture
-	}
-	return defaultCPUArchitecture
 }

@@ -1,22 +1,15 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
-	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
-
-// installerInput reports a bad cluster field or override the installer
-// refused (a 400 rather than a 500).
-func installerInput(err error) bool {
-	return errors.Is(err, installer.ErrInvalidInput) || errors.Is(err, installer.ErrInstallConfigOverride)
-}
 
 // credentialStatuses are the cluster statuses whose credentials can be
 // read (as upstream: once the cluster is being finalized).
@@ -70,7 +63,7 @@ func (s *server) credentials(w http.ResponseWriter, r *http.Request, _ auth.Prin
 func (s *server) downloadCredentials(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	name := r.URL.Query().Get("file_name")
 	if name != engine.ArtifactKubeconfig && name != engine.ArtifactKubeadminPassword {
-		return badRequest("file_name %q is not kubeconfig or kubeadmin-password", clip(name))
+		return badRequest("file_name %q is not kubeconfig or kubeadmin-password", hosts.Clip(name))
 	}
 	data, _, err := s.artifact(r.PathValue("cluster_id"), name, credentialStatuses())
 	if err != nil {
@@ -89,7 +82,7 @@ func clusterFiles() []string {
 func (s *server) downloadClusterFile(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	name := r.URL.Query().Get("file_name")
 	if !slices.Contains(clusterFiles(), name) {
-		return badRequest("file_name %q is not one of bootstrap.ign, master.ign, worker.ign, metadata.json, install-config.yaml", clip(name))
+		return badRequest("file_name %q is not one of bootstrap.ign, master.ign, worker.ign, metadata.json, install-config.yaml", hosts.Clip(name))
 	}
 	data, _, err := s.artifact(r.PathValue("cluster_id"), name, nil)
 	if err != nil {

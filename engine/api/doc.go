@@ -8,26 +8,24 @@
 //
 // Paths, JSON field names and status codes follow upstream
 // (openshift/assisted-service), so that the upstream agent and tools
-// written for the v2 API work against rackbootd. Everything the handler
-// changes goes through engine.Store commands; it keeps no state of its own
-// apart from caches (decoded inventories and connectivity reports, each
-// cluster's majority groups) and when it last handed each host each
-// periodic step.
+// written for the v2 API work against rackbootd. The handlers decode,
+// call the domain and encode: hosts (evaluation, lifecycle, the agents'
+// periodic steps, the host monitor) are engine/hosts, clusters
+// (registration, changes, manifests, installation start, cancel, reset,
+// day 2, completion) engine/clusters, infra-envs (registration, changes,
+// static network configs, the discovery input) engine/infraenvs,
+// BareMetalHosts (with their sealed credentials) engine/bmhs, signing
+// keys engine/signingkeys; the handler holds one Service of each. The
+// domain's refusals (hosts.ErrInvalid, ErrNotFound, ErrConflict) become
+// 400, 404 and 409 in one place (statusOf). The handler itself changes
+// nothing: every write is the domain's, through engine.Store commands.
 //
-// Steps: a host without an inventory is asked for one. Every host in a
-// status validations move also gets, as upstream's do, ntp-synchronizer
-// (its infra-env's NTP sources; rackboot-agent adds the appliance's
-// clock), and a host bound to a cluster connectivity-check (the cluster's
-// other hosts with their NICs' MACs and addresses) and domain-resolution
-// (validation.DomainsToResolve). A step is handed out again only when its
-// arguments change or Options.StepInterval passed. Their latest outputs
-// and the agent's clock (?timestamp= of each poll) are kept on the host
-// (engine.StepResults) and feed the validations, together with the
-// cluster's majority groups and IP collisions. Discovery statuses get the
-// inventory again at every step interval. A host preparing for
-// installation gets installation-disk-speed-check on its installation
-// disk; the reply, failed or not, is kept in its disks_info, and a failed
-// one stops the cluster's preparation (diskspeed.go).
+// Steps: a host without an inventory is asked for one; the periodic steps
+// (ntp-synchronizer, connectivity-check, domain-resolution), the inventory
+// again at every step interval and installation-disk-speed-check on a
+// host preparing for installation are handed out as hosts.Service says.
+// Their replies are checked here and kept by the domain; a failed disk
+// speed check stops the cluster's preparation.
 //
 // Extension: GET /infra-envs/{id}/hosts?watch=true streams the
 // infra-env's hosts as newline-delimited JSON WatchEvents (ADDED for each
@@ -62,9 +60,8 @@
 // host install action, manifests, install-config, credentials and
 // downloads/files are as upstream.
 //
-// Host validations (engine/validation) are re-evaluated whenever an
-// inventory, a step output, the host's clock verdict, a user setting or a
-// binding changes (a connectivity report that moves the majority groups
-// re-evaluates the whole cluster); Monitor re-evaluates
-// them periodically on the leader, which disconnects silent hosts.
+// Host validations (engine/validation) are re-evaluated by the domain
+// (hosts.Service.Refresh) whenever an inventory, a step output, the host's
+// clock verdict, a user setting or a binding changes; Monitor runs the
+// domain's host monitor for programs that wire this package alone.
 package api

@@ -11,6 +11,9 @@ import (
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/hosts"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/ipxe"
 )
@@ -22,18 +25,6 @@ const (
 	ipxeAlways       = "discovery-image-always"
 	ipxeBootOrder    = "boot-order-control"
 )
-
-// discoveryInput is the discovery.Input of ie.
-func (s *server) discoveryInput(ie engine.InfraEnv, pullSecret, token string, static []nmstate.HostStaticNetworkConfig) discovery.Input {
-	in := discovery.Input{
-		ServiceURL: s.serviceURL, InfraEnvID: ie.ID, AgentToken: token, PullSecret: pullSecret, StaticNetwork: static,
-		SSHAuthorizedKey: ie.SSHAuthorizedKey, NTPSources: ie.NTPSources, IgnitionOverride: ie.IgnitionOverride,
-	}
-	if ie.Proxy != nil {
-		in.Proxy = discovery.Proxy{HTTPProxy: ie.Proxy.HTTPProxy, HTTPSProxy: ie.Proxy.HTTPSProxy, NoProxy: ie.Proxy.NoProxy}
-	}
-	return in
-}
 
 // agentToken is the token the agents of infra-env id authenticate with.
 func (s *server) agentToken(id string) (string, error) {
@@ -91,7 +82,7 @@ func (s *server) downloadFile(w http.ResponseWriter, r *http.Request, _ auth.Pri
 	case "":
 		return badRequest("file_name is required (%s or %s)", fileDiscoveryIgn, fileIPXEScript)
 	default:
-		return badRequest("file_name %q is not %s or %s", clip(name), fileDiscoveryIgn, fileIPXEScript)
+		return badRequest("file_name %q is not %s or %s", hosts.Clip(name), fileDiscoveryIgn, fileIPXEScript)
 	}
 	if err != nil {
 		return err
@@ -115,7 +106,7 @@ func (s *server) discoveryIgnition(id string) ([]byte, error) {
 	)
 	s.store.Read(func(m *engine.Model) {
 		if ie, ok = m.InfraEnv(id); ok {
-			ps, static = pullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
+			ps, static = clusters.PullSecret(m, ie.PullSecretRef), infraenvs.StaticNetwork(m, ie)
 		}
 	})
 	if !ok {
@@ -125,7 +116,7 @@ func (s *server) discoveryIgnition(id string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ign, err := discovery.Build(s.discoveryInput(ie, ps, tok, static))
+	ign, err := discovery.Build(s.infraEnvs.DiscoveryInput(ie, ps, tok, static))
 	if err != nil {
 		return nil, fmt.Errorf("discovery ignition of infra-env %s: %w", id, err)
 	}
@@ -141,7 +132,7 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 		typ = ipxeAlways
 	}
 	if typ != ipxeAlways && typ != ipxeBootOrder {
-		return nil, badRequest("ipxe_script_type %q is not %s or %s", clip(typ), ipxeAlways, ipxeBootOrder)
+		return nil, badRequest("ipxe_script_type %q is not %s or %s", hosts.Clip(typ), ipxeAlways, ipxeBootOrder)
 	}
 	if typ == ipxeBootOrder && mac == "" {
 		return nil, badRequest("ipxe_script_type %s needs mac", ipxeBootOrder)
@@ -150,7 +141,7 @@ func (s *server) ipxeScript(id, typ, mac string) ([]byte, error) {
 	if mac != "" {
 		hw, err := net.ParseMAC(mac)
 		if err != nil || len(hw) != 6 {
-			return nil, badRequest("mac %q is not a MAC address", clip(mac))
+			return nil, badRequest("mac %q is not a MAC address", hosts.Clip(mac))
 		}
 		hexhyp = strings.ReplaceAll(hw.String(), ":", "-")
 		mac = hw.String()
@@ -181,7 +172,7 @@ func (s *server) macInstalled(m *engine.Model, id, mac string) bool {
 		if !pastDiskWrite(h.Status) {
 			continue
 		}
-		if inv := s.inv.get(h); inv != nil {
+		if inv := s.hosts.Inventory(h); inv != nil {
 			for _, nic := range inv.Interfaces {
 				if nic != nil && strings.EqualFold(nic.MacAddress, mac) {
 					return true

@@ -11,16 +11,19 @@ import (
 	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/hosts"
 )
 
-// Sentinel errors of the handler; each maps to one HTTP status.
+// Sentinel errors of the handler; each maps to one HTTP status. The first
+// three are the domain's refusals (engine/hosts).
 var (
 	// ErrBadRequest: malformed JSON, a missing or invalid field (400).
-	ErrBadRequest = errors.New("bad request")
+	ErrBadRequest = hosts.ErrInvalid
 	// ErrNotFound: the object the URL names does not exist (404).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = hosts.ErrNotFound
 	// ErrConflict: the request contradicts the current state (409).
-	ErrConflict = errors.New("conflict")
+	ErrConflict = hosts.ErrConflict
 	// ErrTooLarge: the request body exceeds the limit (413).
 	ErrTooLarge = errors.New("request body too large")
 	// ErrMethod: the path exists but not with this method (405).
@@ -61,9 +64,7 @@ func statusOf(err error) int {
 }
 
 // badRequest returns an ErrBadRequest with a reason.
-func badRequest(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
-}
+func badRequest(format string, args ...any) error { return hosts.Invalid(format, args...) }
 
 // writeError writes err as upstream's error document. Reasons of 5xx errors
 // are logged, not sent.
@@ -81,7 +82,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Kind:   "Error",
 		Reason: reason,
 	}
-	var nr *NotReadyError
+	var nr *clusters.NotReadyError
 	if errors.As(err, &nr) {
 		writeJSON(w, code, NotReadyDocument{Error: doc, Validations: nr.Validations})
 		return

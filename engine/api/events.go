@@ -6,6 +6,8 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -19,7 +21,7 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	cluster, ie, host := q.Get("cluster_id"), q.Get("infra_env_id"), q.Get("host_id")
 	for field, v := range map[string]string{"cluster_id": cluster, "infra_env_id": ie, "host_id": host} {
 		if v != "" {
-			if err := checkUUID(field, v); err != nil {
+			if err := clusters.CheckUUID(field, v); err != nil {
 				return err
 			}
 		}
@@ -60,7 +62,7 @@ func intParam(s string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, badRequest("%q is not a non-negative integer", clip(s))
+		return 0, badRequest("%q is not a non-negative integer", hosts.Clip(s))
 	}
 	return n, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rackboot/rackboot/engine/api"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/hosts"
 )
 
 // Mounting the API next to other handlers, and running its monitor on
@@ -38,7 +39,11 @@ func Example() {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go engine.WhileLeader(ctx, store, func(ctx context.Context) { _ = api.Monitor(ctx, opts, 10*time.Second) })
+	monitor, err := hosts.New(opts.HostOptions()) // the host domain, for the host monitor
+	if err != nil {
+		panic(err)
+	}
+	go engine.WhileLeader(ctx, store, func(ctx context.Context) { _ = monitor.Monitor(ctx, 10*time.Second, nil) })
 
 	srv := httptest.NewServer(mux)
 	defer srv.Close()

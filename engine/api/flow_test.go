@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -48,7 +49,7 @@ func agentFlow(t *testing.T, e *env, ieID string) models.APIHost {
 	// The periodic steps come with the first instructions; this flow
 	// answers only the inventory.
 	for _, st := range steps.Instructions[1:] {
-		if !slices.Contains(periodicStepTypes(), st.StepType) || len(st.Args) != 1 || !strings.HasPrefix(st.StepID, string(st.StepType)+"-") {
+		if !slices.Contains(hosts.PeriodicStepTypes(), st.StepType) || len(st.Args) != 1 || !strings.HasPrefix(st.StepID, string(st.StepType)+"-") {
 			t.Errorf("periodic step %+v", st)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -33,7 +35,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				_, _, err := clusterFromParams(p)
+				_, _, err := clusters.FromParams(p)
 				return err
 			},
 			func() error {
@@ -41,7 +43,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				_, err := clusterPatch(p)
+				_, err := clusters.Patch(p)
 				return err
 			},
 			func() error {
@@ -49,7 +51,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				_, err := infraEnvPatch(&engine.InfraEnv{}, new(string), p)
+				_, err := infraenvs.Patch(&engine.InfraEnv{}, new(string), p)
 				return err
 			},
 			func() error {
@@ -61,7 +63,7 @@ func FuzzDecodeBodies(f *testing.F) {
 				if err := decodeBytes(data, &p); err != nil {
 					return err
 				}
-				return checkUUID("host_id", p.HostID)
+				return clusters.CheckUUID("host_id", p.HostID)
 			},
 			func() error {
 				var p models.StepReply

@@ -15,6 +15,7 @@ import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhctl"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -79,7 +80,7 @@ func (s *server) installArgs(h engine.Host) (models.InstallStepArgs, error) {
 // host's install Ignition.
 func (s *server) downloadHostIgnition(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
-	h, err := s.host(ie, id)
+	h, err := s.hosts.Host(ie, id)
 	if err != nil {
 		return err
 	}
@@ -135,7 +136,7 @@ func hostKeyfiles(m *engine.Model, h engine.Host) (map[string][]byte, error) {
 		return nil, nil
 	}
 	macs := install.HostDetails(h).MACs
-	for _, c := range staticNetwork(m, ie) {
+	for _, c := range infraenvs.StaticNetwork(m, ie) {
 		if !slices.ContainsFunc(c.MACInterfaceMap, func(mi nmstate.MACInterface) bool {
 			return slices.Contains(macs, strings.ToLower(mi.MACAddress))
 		}) {
@@ -156,23 +157,6 @@ func hostKeyfiles(m *engine.Model, h engine.Host) (map[string][]byte, error) {
 	return nil, nil
 }
 
-// checkHostOverride accepts "" (no override) or a valid Ignition config.
-func checkHostOverride(s string) error {
-	if s == "" {
-		return nil
-	}
-	if len(s) > maxOverride {
-		return badRequest("ignition_config_overrides is longer than %d bytes", maxOverride)
-	}
-	if err := installer.ValidateOverride(s); err != nil {
-		return badRequest("ignition_config_overrides: %v", err)
-	}
-	return nil
-}
-
-// maxOverride bounds a host's Ignition override.
-const maxOverride = 256 << 10
-
 // updateHostIgnition is upstream's V2UpdateHostIgnition: PATCH
 // .../hosts/{id}/ignition with {"config": ...} sets the host's Ignition
 // override ("" removes it), checked like ignition_config_overrides.
@@ -182,19 +166,9 @@ func (s *server) updateHostIgnition(w http.ResponseWriter, r *http.Request, _ au
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	if err := checkHostOverride(p.Config); err != nil {
+	if err := s.hosts.SetIgnitionOverride(r.Context(), ie, id, p.Config); err != nil {
 		return err
 	}
-	h, err := s.host(ie, id)
-	if err != nil {
-		return err
-	}
-	ctx := r.Context()
-	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{IgnitionOverride: &p.Config}}); err != nil {
-		return fmt.Errorf("update host ignition: %w", err)
-	}
-	s.event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
-		Message: fmt.Sprintf("Host %s: ignition config overrides set", s.hostName(h))})
 	w.WriteHeader(http.StatusCreated)
 	return nil
 }

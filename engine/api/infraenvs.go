@@ -1,22 +1,12 @@
 package api
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
-	"github.com/rackboot/rackboot/boot/discovery"
-	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/models"
-)
-
-// Image types upstream accepts.
-const (
-	imageFull    = "full-iso"
-	imageMinimal = "minimal-iso"
 )
 
 func (s *server) listInfraEnvs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -58,160 +48,16 @@ func (s *server) getInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Prin
 	return s.writeInfraEnv(w, http.StatusOK, r.PathValue("infra_env_id"))
 }
 
-// splitNTP splits upstream's comma-separated additional_ntp_sources.
-func splitNTP(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func checkImageType(t string) error {
-	switch t {
-	case "", imageFull, imageMinimal:
-		return nil
-	}
-	return badRequest("image_type %q is not %s or %s", clip(t), imageFull, imageMinimal)
-}
-
-// applyProxy merges p into dst.
-func applyProxy(dst *engine.Proxy, p *models.Proxy) {
-	if p == nil {
-		return
-	}
-	for _, f := range []struct {
-		to   *string
-		from *string
-	}{{&dst.HTTPProxy, p.HTTPProxy}, {&dst.HTTPSProxy, p.HTTPSProxy}, {&dst.NoProxy, p.NoProxy}} {
-		if f.from != nil {
-			*f.to = *f.from
-		}
-	}
-}
-
-// checkDiscovery builds the discovery Ignition of ie with pull secret ps
-// to check every field (the Ignition override above all); the error is
-// the builder's, which holds no secret.
-func (s *server) checkDiscovery(ie engine.InfraEnv, ps string, static []nmstate.HostStaticNetworkConfig) error {
-	_, err := discovery.Build(s.discoveryInput(ie, ps, "validation-only", static))
-	return err
-}
-
 func (s *server) createInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	var p models.InfraEnvCreateParams
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	ie, ps, err := s.infraEnvFromParams(p)
+	id, err := s.infraEnvs.Register(r.Context(), p)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	if ie.ClusterID != "" {
-		if err := s.checkClusterArch(ie.ClusterID, ie.CPUArchitecture); err != nil {
-			return err
-		}
-	}
-	ie.PullSecretRef = infraEnvSecretName(ie.ID)
-	if len(p.StaticNetworkConfig) > 0 {
-		ie.StaticNetworkSelector = staticSelector(ie.ID)
-	}
-	create := &engine.CreateInfraEnv{InfraEnv: ie}
-	if err := engine.Check(s.store, create); err != nil { // before its pull secret is stored
-		return fmt.Errorf("create infra-env: %w", err)
-	}
-	if _, err := s.store.Apply(ctx, putPullSecret(ie.PullSecretRef, ps)); err != nil {
-		return fmt.Errorf("store pull secret: %w", err)
-	}
-	if len(p.StaticNetworkConfig) > 0 {
-		if err := s.replaceStaticNetwork(ctx, ie.ID, nmstateHosts(p.StaticNetworkConfig)); err != nil {
-			return err
-		}
-	}
-	if _, err := s.store.Apply(ctx, create); err != nil {
-		_, _ = s.store.Apply(ctx, &engine.DeleteSecret{Name: ie.PullSecretRef})
-		_ = s.deleteStaticNetwork(ctx, ie.ID)
-		return fmt.Errorf("create infra-env: %w", err)
-	}
-	s.event(ctx, engine.Event{Name: "infra_env_registration_succeeded", Severity: "info", InfraEnvID: ie.ID,
-		ClusterID: ie.ClusterID, Message: fmt.Sprintf("Registered infra env %s", ie.Name)})
-	return s.writeInfraEnv(w, http.StatusCreated, ie.ID)
-}
-
-// infraEnvFromParams checks p and returns the infra-env and pull secret.
-func (s *server) infraEnvFromParams(p models.InfraEnvCreateParams) (engine.InfraEnv, string, error) {
-	if p.Name == nil {
-		return engine.InfraEnv{}, "", badRequest("name is required")
-	}
-	if err := checkName("infra-env", *p.Name); err != nil {
-		return engine.InfraEnv{}, "", err
-	}
-	if p.PullSecret == nil {
-		return engine.InfraEnv{}, "", badRequest("pull_secret is required")
-	}
-	if err := checkPullSecret(*p.PullSecret); err != nil {
-		return engine.InfraEnv{}, "", err
-	}
-	if err := checkArch(p.CPUArchitecture); err != nil {
-		return engine.InfraEnv{}, "", err
-	}
-	if err := checkImageType(p.ImageType); err != nil {
-		return engine.InfraEnv{}, "", err
-	}
-	ie := engine.InfraEnv{ID: newID(), Name: *p.Name, CPUArchitecture: normArch(p.CPUArchitecture),
-		IgnitionOverride: p.IgnitionConfigOverride, ImageType: p.ImageType}
-	if ie.ImageType == "" {
-		ie.ImageType = imageFull
-	}
-	kargs, err := kernelArgs(p.KernelArguments)
-	if err != nil {
-		return ie, "", err
-	}
-	ie.KernelArguments = kargs
-	if p.ClusterID != nil && *p.ClusterID != "" {
-		if err := checkUUID("cluster_id", *p.ClusterID); err != nil {
-			return ie, "", err
-		}
-		ie.ClusterID = *p.ClusterID
-	}
-	if p.SSHAuthorizedKey != nil {
-		ie.SSHAuthorizedKey = *p.SSHAuthorizedKey
-	}
-	if p.AdditionalNtpSources != nil {
-		ie.NTPSources = splitNTP(*p.AdditionalNtpSources)
-	}
-	if p.Proxy != nil {
-		ie.Proxy = &engine.Proxy{}
-		applyProxy(ie.Proxy, p.Proxy)
-	}
-	if err := s.checkDiscovery(ie, *p.PullSecret, nmstateHosts(p.StaticNetworkConfig)); err != nil {
-		return ie, "", err
-	}
-	return ie, *p.PullSecret, nil
-}
-
-// checkClusterArch refuses a cluster of another CPU architecture.
-func (s *server) checkClusterArch(clusterID, arch string) error {
-	var (
-		c    engine.Cluster
-		ok   bool
-		carc string
-	)
-	s.store.Read(func(m *engine.Model) {
-		if c, ok = m.Cluster(clusterID); ok {
-			carc = clusterArch(m, c)
-		}
-	})
-	if !ok {
-		return fmt.Errorf("%w: cluster %s", ErrNotFound, clusterID)
-	}
-	if normArch(arch) != normArch(carc) {
-		return badRequest("cpu architecture %s does not match cluster %s's %s", arch, clusterID, carc)
-	}
-	return nil
+	return s.writeInfraEnv(w, http.StatusCreated, id)
 }
 
 func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
@@ -220,131 +66,16 @@ func (s *server) updateInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.P
 	if err := decode(w, r, maxBody, &p); err != nil {
 		return err
 	}
-	var (
-		ie     engine.InfraEnv
-		ps     string
-		static []nmstate.HostStaticNetworkConfig
-		ok     bool
-	)
-	s.store.Read(func(m *engine.Model) {
-		if ie, ok = m.InfraEnv(id); ok {
-			ps, static = pullSecret(m, ie.PullSecretRef), staticNetwork(m, ie)
-		}
-	})
-	if !ok {
-		return fmt.Errorf("%w: infra-env %s", ErrNotFound, id)
-	}
-	patch, err := infraEnvPatch(&ie, &ps, p)
-	if err != nil {
+	if err := s.infraEnvs.Change(r.Context(), id, p); err != nil {
 		return err
 	}
-	if p.StaticNetworkConfig != nil {
-		static = nmstateHosts(*p.StaticNetworkConfig)
-	}
-	if err := s.checkDiscovery(ie, ps, static); err != nil {
-		return err
-	}
-	ctx := r.Context()
-	if p.StaticNetworkConfig != nil {
-		sel := staticSelector(id)
-		patch.StaticNetworkSelector = &sel
-	}
-	if p.PullSecret != nil {
-		ref := infraEnvSecretName(id)
-		patch.PullSecretRef = &ref
-	}
-	update := &engine.UpdateInfraEnv{ID: id, Patch: patch}
-	if err := engine.Check(s.store, update); err != nil { // before its pull secret is stored
-		return fmt.Errorf("update infra-env: %w", err)
-	}
-	if p.StaticNetworkConfig != nil {
-		if err := s.replaceStaticNetwork(ctx, id, static); err != nil {
-			return err
-		}
-	}
-	if p.PullSecret != nil {
-		if _, err := s.store.Apply(ctx, putPullSecret(*patch.PullSecretRef, ps)); err != nil {
-			return fmt.Errorf("store pull secret: %w", err)
-		}
-	}
-	if _, err := s.store.Apply(ctx, update); err != nil {
-		return fmt.Errorf("update infra-env: %w", err)
-	}
-	s.event(ctx, engine.Event{Name: "infra_env_updated", Severity: "info", InfraEnvID: id, ClusterID: ie.ClusterID,
-		Message: fmt.Sprintf("Infra env %s was updated", ie.Name)})
 	return s.writeInfraEnv(w, http.StatusCreated, id)
 }
 
-// infraEnvPatch applies p to ie and *ps (for checking) and returns the
-// engine patch.
-func infraEnvPatch(ie *engine.InfraEnv, ps *string, p models.InfraEnvUpdateParams) (engine.InfraEnvPatch, error) {
-	var patch engine.InfraEnvPatch
-	if p.PullSecret != nil {
-		if err := checkPullSecret(*p.PullSecret); err != nil {
-			return patch, err
-		}
-		*ps = *p.PullSecret
-	}
-	if p.ImageType != nil {
-		if err := checkImageType(*p.ImageType); err != nil {
-			return patch, err
-		}
-		ie.ImageType, patch.ImageType = *p.ImageType, p.ImageType
-	}
-	if p.SSHAuthorizedKey != nil {
-		ie.SSHAuthorizedKey, patch.SSHAuthorizedKey = *p.SSHAuthorizedKey, p.SSHAuthorizedKey
-	}
-	if p.KernelArguments != nil {
-		kargs, err := kernelArgs(*p.KernelArguments)
-		if err != nil {
-			return patch, err
-		}
-		if kargs == nil {
-			kargs = []engine.KernelArgument{}
-		}
-		ie.KernelArguments, patch.KernelArguments = kargs, &kargs
-	}
-	if p.IgnitionConfigOverride != nil {
-		ie.IgnitionOverride, patch.IgnitionOverride = *p.IgnitionConfigOverride, p.IgnitionConfigOverride
-	}
-	if p.AdditionalNtpSources != nil {
-		ntp := splitNTP(*p.AdditionalNtpSources)
-		ie.NTPSources, patch.NTPSources = ntp, &ntp
-	}
-	if p.Proxy != nil {
-		px := engine.Proxy{}
-		if ie.Proxy != nil {
-			px = *ie.Proxy
-		}
-		applyProxy(&px, p.Proxy)
-		ie.Proxy, patch.Proxy = &px, &px
-	}
-	return patch, nil
-}
-
 func (s *server) deleteInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
-	id := r.PathValue("infra_env_id")
-	ctx := r.Context()
-	var hosts int
-	s.store.Read(func(m *engine.Model) {
-		for range m.HostsOfInfraEnv(id) {
-			hosts++
-		}
-	})
-	if hosts > 0 {
-		return fmt.Errorf("%w: infra-env %s still has hosts (%d)", ErrConflict, id, hosts)
-	}
-	if _, err := s.store.Apply(ctx, &engine.DeleteInfraEnv{ID: id}); err != nil {
-		return fmt.Errorf("delete infra-env: %w", err)
-	}
-	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: infraEnvSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
-		return fmt.Errorf("delete pull secret: %w", err)
-	}
-	if err := s.deleteStaticNetwork(ctx, id); err != nil {
+	if err := s.infraEnvs.Deregister(r.Context(), r.PathValue("infra_env_id")); err != nil {
 		return err
 	}
-	s.event(ctx, engine.Event{Name: "infra_env_deregistered", Severity: "info", InfraEnvID: id,
-		Message: fmt.Sprintf("Deregistered infra env %s", id)})
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/enginetest"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -40,7 +42,7 @@ func FuzzProgressBody(f *testing.F) {
 		var p models.HostProgress
 		err := decodeBytes(data, &p)
 		if err == nil {
-			err = checkProgress(p)
+			err = hosts.CheckProgress(p)
 		}
 		if err != nil {
 			if !errors.Is(err, ErrBadRequest) {
@@ -96,7 +98,7 @@ func FuzzInstallConfigBody(f *testing.F) {
 		c := base
 		c.InstallConfigOverrides = doc
 		_, err = installer.InstallConfig(c)
-		if err != nil && !installerInput(err) {
+		if err != nil && !clusters.InstallerInput(err) {
 			t.Fatalf("%q: %v would be a 500", data, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "c2VjcmV0LXB1bGwtc2VjcmV0") {

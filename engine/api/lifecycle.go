@@ -1,229 +1,45 @@
 package api
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
-	"github.com/rackboot/rackboot/engine/models"
+	"github.com/rackboot/rackboot/engine/hosts"
 )
-
-// Status infos of cancel, reset and day 2 (upstream's texts).
-const (
-	infoCancelled        = "Installation was cancelled by user"
-	infoHostCancelled    = "Installation cancelled by user"
-	infoReset            = "Reset cluster installation"
-	infoHostResetting    = "Resetting the host"
-	infoHostResetPending = "Host requires booting into the discovery image to complete resetting the installation"
-	infoAddingHosts      = "cluster is adding hosts to existing OCP cluster"
-	infoDay2Installing   = "Installing a day-2 host"
-	infoRebootedDiscover = "Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk"
-	infoRestarted        = "Host failed to install: the host unexpectedly restarted during the installation"
-)
-
-// clusterMove applies a transition of cluster id computed from the model;
-// plan returns nil (with an error) when the cluster cannot move.
-func (s *server) clusterMove(ctx context.Context, id string,
-	plan func(m *engine.Model, c engine.Cluster) (*engine.InstallTransition, error)) (engine.Cluster, []engine.Host, error) {
-	var (
-		tr     *engine.InstallTransition
-		before []engine.Host
-		c      engine.Cluster
-		err    error
-	)
-	s.store.Read(func(m *engine.Model) {
-		var ok bool
-		if c, ok = m.Cluster(id); !ok {
-			err = fmt.Errorf("%w: cluster %s", ErrNotFound, id)
-			return
-		}
-		before = slices.Collect(m.HostsOfCluster(id))
-		tr, err = plan(m, c)
-	})
-	if err != nil {
-		return c, nil, err
-	}
-	if _, err := s.store.Apply(ctx, tr); err != nil {
-		return c, nil, fmt.Errorf("cluster %s: %w", id, err)
-	}
-	ch := tr.Cluster
-	s.event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "info", ClusterID: id,
-		Message: fmt.Sprintf("Updated status of the cluster to %s (%s)", ch.Status, ch.Info)})
-	for _, hc := range tr.Hosts {
-		if i := slices.IndexFunc(before, func(h engine.Host) bool { return h.ID == hc.ID }); i >= 0 && before[i].Status != hc.Status {
-			h := before[i]
-			s.event(ctx, engine.Event{Name: "host_status_updated", Severity: "info", ClusterID: id, InfraEnvID: h.InfraEnvID,
-				HostID: h.ID, Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, hc.Status, hc.Info)})
-		}
-	}
-	return c, before, nil
-}
 
 func (s *server) cancelInstallation(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
-	_, _, err := s.clusterMove(r.Context(), id, func(m *engine.Model, c engine.Cluster) (*engine.InstallTransition, error) {
-		if !slices.Contains(engine.ClusterInstalling(), c.Status) {
-			return nil, fmt.Errorf("%w: cluster %s is %s and cannot be cancelled: only an installation under way can", ErrConflict, id, c.Status)
-		}
-		tr := &engine.InstallTransition{ClusterID: id, Cluster: &engine.StatusChange{Status: engine.ClusterStatusCancelled,
-			Info: infoCancelled, From: []string{c.Status}}}
-		for h := range m.HostsOfCluster(id) {
-			if slices.Contains(engine.HostInstalling(), h.Status) || h.Status == models.HostStatusInstalled {
-				tr.Hosts = append(tr.Hosts, engine.HostChange{ID: h.ID, Status: models.HostStatusCancelled,
-					Info: infoHostCancelled, From: []string{h.Status}})
-			}
-		}
-		return tr, nil
-	})
-	if err != nil {
+	if err := s.clusters.Cancel(r.Context(), id); err != nil {
 		return err
 	}
 	return s.writeCluster(w, http.StatusAccepted, id)
-}
-
-// resettable are the cluster statuses reset accepts.
-func resettable() []string {
-	return append(engine.ClusterInstalling(), engine.ClusterStatusCancelled, engine.ClusterStatusError)
 }
 
 func (s *server) resetCluster(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
-	ctx := r.Context()
-	_, _, err := s.clusterMove(ctx, id, func(m *engine.Model, c engine.Cluster) (*engine.InstallTransition, error) {
-		if !slices.Contains(resettable(), c.Status) {
-			return nil, fmt.Errorf("%w: cluster %s is %s and cannot be reset", ErrConflict, id, c.Status)
-		}
-		tr := &engine.InstallTransition{ClusterID: id, Cluster: &engine.StatusChange{Status: engine.ClusterStatusInsufficient,
-			Info: infoReset, From: []string{c.Status}, Clear: true}}
-		for h := range m.HostsOfCluster(id) {
-			tr.Hosts = append(tr.Hosts, resetHost(h))
-		}
-		return tr, nil
-	})
-	if err != nil {
-		return err
-	}
-	if _, err := s.store.Apply(ctx, &engine.DeleteSecret{Name: engine.InstallSecretName(id)}); err != nil && !errors.Is(err, engine.ErrNotFound) {
-		return fmt.Errorf("delete install artifacts: %w", err)
-	}
-	if err := s.refreshCluster(ctx, id); err != nil {
+	if err := s.clusters.Reset(r.Context(), id); err != nil {
 		return err
 	}
 	return s.writeCluster(w, http.StatusAccepted, id)
-}
-
-// resetHost sends h back to discovery: resetting (its agent re-registers)
-// when its disk was not written, else resetting-pending-user-action (it
-// must be booted into the discovery image, which its boot script now
-// serves again).
-func resetHost(h engine.Host) engine.HostChange {
-	hc := engine.HostChange{ID: h.ID, Status: models.HostStatusResetting, Info: infoHostResetting, Reset: true,
-		From: []string{h.Status}}
-	written := engine.StageIndex(h.Progress.CurrentStage) >= engine.StageIndex(string(models.HostStageWritingImageToDisk))
-	if written || h.Status == models.HostStatusInstalled || h.Progress.CurrentStage == string(models.HostStageFailed) {
-		hc.Status, hc.Info = models.HostStatusResettingPendingUserAction, infoHostResetPending
-	}
-	return hc
 }
 
 func (s *server) allowAddWorkers(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	id := r.PathValue("cluster_id")
-	_, _, err := s.clusterMove(r.Context(), id, func(_ *engine.Model, c engine.Cluster) (*engine.InstallTransition, error) {
-		if c.Status != engine.ClusterStatusInstalled {
-			return nil, fmt.Errorf("%w: cluster %s is %s, not installed", ErrConflict, id, c.Status)
-		}
-		return &engine.InstallTransition{ClusterID: id, Cluster: &engine.StatusChange{Status: engine.ClusterStatusAddingHosts,
-			Info: infoAddingHosts, From: []string{engine.ClusterStatusInstalled}}}, nil
-	})
-	if err != nil {
+	if err := s.clusters.AllowAddWorkers(r.Context(), id); err != nil {
 		return err
 	}
 	return s.writeCluster(w, http.StatusAccepted, id)
 }
 
-// installHost installs a known host of a cluster that takes day-2 hosts,
-// as a worker, from the cluster's stored worker config.
+// installHost is the day-2 host install action.
 func (s *server) installHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
-	h, err := s.host(ie, id)
-	if err != nil {
+	if err := s.clusters.InstallHost(r.Context(), ie, id); err != nil {
 		return err
 	}
-	if err := s.day2Ready(h); err != nil {
-		return err
-	}
-	ctx := r.Context()
-	if err := s.pickDisks(ctx, h.ClusterID, id); err != nil {
-		return err
-	}
-	_, err = s.store.Apply(ctx, &engine.InstallTransition{ClusterID: h.ClusterID, Hosts: []engine.HostChange{{
-		ID: id, Status: models.HostStatusInstalling, Info: infoDay2Installing, From: []string{models.HostStatusKnown},
-		Reset: true, Day2: true, Role: string(models.HostRoleWorker)}}})
-	if err != nil {
-		return fmt.Errorf("install host: %w", err)
-	}
-	s.event(ctx, engine.Event{Name: "host_status_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
-		Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, models.HostStatusInstalling, infoDay2Installing)})
 	return s.writeHost(w, http.StatusAccepted, ie, id)
-}
-
-// day2Ready refuses a host that is not a known worker of a cluster adding
-// hosts with stored install configs.
-func (s *server) day2Ready(h engine.Host) error {
-	var (
-		c      engine.Cluster
-		stored bool
-	)
-	s.store.Read(func(m *engine.Model) {
-		c, _ = m.Cluster(h.ClusterID)
-		_, stored = m.Secret(engine.InstallSecretName(h.ClusterID))
-	})
-	switch {
-	case h.ClusterID == "" || c.Status != engine.ClusterStatusAddingHosts:
-		return fmt.Errorf("%w: host %s: its cluster is %q, not adding-hosts (POST .../actions/allow-add-workers first)", ErrConflict, h.ID, c.Status)
-	case h.Status != models.HostStatusKnown:
-		return fmt.Errorf("%w: host %s is %s, not known", ErrConflict, h.ID, h.Status)
-	case !h.Approved:
-		return fmt.Errorf("%w: host %s is not approved", ErrConflict, h.ID)
-	case h.Role == string(models.HostRoleMaster):
-		return badRequest("host %s: day-2 hosts install as workers, not masters", h.ID)
-	case !stored:
-		return fmt.Errorf("%w: cluster %s has no install configs to add a worker from", ErrConflict, h.ClusterID)
-	}
-	return nil
-}
-
-// reRegistered reports a host that registers again while installing: its
-// agent runs in the discovery image again. It is not restarted. Past
-// Rebooting it did not boot its disk: installing-pending-user-action (its
-// cluster follows) until it does; before, the host restarted mid-install:
-// error, as upstream. Either way with the reason and an event. done is
-// true when the registration was answered that way.
-func (s *server) reRegistered(ctx context.Context, old engine.Host) (bool, error) {
-	if old.Status != models.HostStatusInstalling && old.Status != models.HostStatusInstallingInProgress {
-		return false, nil
-	}
-	status, info, sev := models.HostStatusInstallingPendingUserAction, infoRebootedDiscover, "warning"
-	if !engine.PastRebooting(old.Progress.CurrentStage) {
-		status, info, sev = models.HostStatusError, infoRestarted, "error"
-	}
-	_, err := s.store.Apply(ctx, &engine.InstallTransition{ClusterID: old.ClusterID, Hosts: []engine.HostChange{{
-		ID: old.ID, Status: status, Info: info, From: []string{old.Status}}}})
-	if err != nil {
-		return false, fmt.Errorf("host %s registered mid-install: %w", old.ID, err)
-	}
-	s.log.WarnContext(ctx, "host registered again while installing", "host", old.ID, "stage", old.Progress.CurrentStage)
-	s.event(ctx, engine.Event{Name: "host_registered_during_installation", Severity: sev, ClusterID: old.ClusterID,
-		InfraEnvID: old.InfraEnvID, HostID: old.ID,
-		Message: fmt.Sprintf("Host %s: booted the discovery image during installation (stage %q): %s",
-			s.hostName(old), old.Progress.CurrentStage, info)})
-	return true, nil
 }
 
 // CompletionParams is the body of actions/complete-installation.
@@ -245,21 +61,10 @@ func (s *server) completeInstallation(w http.ResponseWriter, r *http.Request, _ 
 	if p.IsSuccess == nil {
 		return badRequest("is_success is required")
 	}
-	if len(p.ErrorInfo) > maxProgressInfo || strings.ContainsFunc(p.ErrorInfo, unicode.IsControl) {
-		return badRequest("error_info is longer than %d bytes or holds control characters", maxProgressInfo)
+	if len(p.ErrorInfo) > hosts.MaxProgressInfo || strings.ContainsFunc(p.ErrorInfo, unicode.IsControl) {
+		return badRequest("error_info is longer than %d bytes or holds control characters", hosts.MaxProgressInfo)
 	}
-	_, _, err := s.clusterMove(r.Context(), id, func(_ *engine.Model, c engine.Cluster) (*engine.InstallTransition, error) {
-		if c.Status != engine.ClusterStatusFinalizing {
-			return nil, fmt.Errorf("%w: cluster %s is %s, not finalizing", ErrConflict, id, c.Status)
-		}
-		ch := &engine.StatusChange{Status: engine.ClusterStatusInstalled, Info: "Cluster is installed",
-			From: []string{engine.ClusterStatusFinalizing}, Completed: true}
-		if !*p.IsSuccess {
-			ch.Status, ch.Info, ch.Completed = engine.ClusterStatusError, "Cluster installation failed: "+p.ErrorInfo, false
-		}
-		return &engine.InstallTransition{ClusterID: id, Cluster: ch}, nil
-	})
-	if err != nil {
+	if err := s.clusters.Complete(r.Context(), id, *p.IsSuccess, p.ErrorInfo); err != nil {
 		return err
 	}
 	return s.writeCluster(w, http.StatusAccepted, id)

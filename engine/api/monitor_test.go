@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
 )
@@ -36,7 +37,11 @@ func TestMonitorDisconnects(t *testing.T) {
 		Log: slog.New(slog.DiscardHandler)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Monitor(ctx, opts, 5*time.Millisecond) }()
+	mon, err := hosts.New(opts.HostOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- mon.Monitor(ctx, 5*time.Millisecond, nil) }()
 	stop := func() {
 		cancel()
 		if err := <-done; err != nil {

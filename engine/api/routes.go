@@ -47,7 +47,6 @@ func (rt route) infraErr() bool {
 
 // routes is the routing table; the OpenAPI document lists exactly these.
 func (s *server) routes() []route {
-	keys := newKeyAdmin(s)
 	return []route{
 		{http.MethodGet, "/openapi.json", public, 200, s.openAPI},
 		{http.MethodGet, "/clusters", admin, 200, s.listClusters},
@@ -91,9 +90,9 @@ func (s *server) routes() []route {
 		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}/ignition", admin, 201, s.updateHostIgnition},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 204, s.stepReply},
 		{http.MethodGet, "/events", admin, 200, s.listEvents},
-		{http.MethodGet, "/signing-keys", admin, 200, keys.list},
-		{http.MethodPost, "/signing-keys/actions/rotate", admin, 200, keys.rotate},
-		{http.MethodDelete, "/signing-keys/{kid}", admin, 204, keys.retire},
+		{http.MethodGet, "/signing-keys", admin, 200, s.listKeys},
+		{http.MethodPost, "/signing-keys/actions/rotate", admin, 200, s.rotateKey},
+		{http.MethodDelete, "/signing-keys/{kid}", admin, 204, s.retireKey},
 		{http.MethodGet, "/baremetal-hosts", admin, 200, s.listBMHs},
 		{http.MethodPost, "/baremetal-hosts", admin, 201, s.createBMH},
 		{http.MethodGet, "/baremetal-hosts/{name}", admin, 200, s.getBMH},

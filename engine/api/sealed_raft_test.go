@@ -12,6 +12,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -141,7 +142,7 @@ func TestClearSecretsOfAnOlderRackbootAreSealed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	old := openSealedStore(t, dir, nil) // an older rackboot seals nothing
-	if _, err := old.Apply(ctx, putPullSecret("ps", sealedPullSecret)); err != nil {
+	if _, err := old.Apply(ctx, clusters.PutPullSecret("ps", sealedPullSecret)); err != nil {
 		t.Fatal(err)
 	}
 	if err := old.Close(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -36,7 +37,7 @@ func (s *server) watchHosts(w http.ResponseWriter, r *http.Request, ie string) e
 	if v := r.URL.Query().Get("timeout_seconds"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxWatchSeconds {
-			return badRequest("timeout_seconds %q is not a number of seconds from 1 to %d", clip(v), maxWatchSeconds)
+			return badRequest("timeout_seconds %q is not a number of seconds from 1 to %d", hosts.Clip(v), maxWatchSeconds)
 		}
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(n)*time.Second)

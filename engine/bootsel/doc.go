@@ -1,6 +1,9 @@
 // Package bootsel is the engine's answer to "what does this MAC boot?":
 // Selector implements the boot server's httpboot.Chooser and the DHCP
-// server's dhcp.Booter over an engine.Store.
+// server's dhcp.Booter over an engine.Store, and Chain puts it ahead of a
+// fallback (the daemon's profile catalog): the engine decides first, a
+// MAC that a profile lists by name boots that profile rather than the
+// default infra-env, and a MAC the engine does not claim falls back.
 //
 // Which infra-env a MAC boots, first match wins (Decide):
 //

@@ -1,4 +1,4 @@
-package api
+package hosts
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 // timeout is minutes).
 const DefaultMonitorInterval = 10 * time.Second
 
-// monitoredStatuses are the statuses whose hosts the monitor re-evaluates
+// MonitoredStatuses are the statuses whose hosts the monitor re-evaluates
 // (validations move only these).
-func monitoredStatuses() []string {
+func MonitoredStatuses() []string {
 	return []string{models.HostStatusDiscovering, models.HostStatusInsufficient, models.HostStatusKnown,
 		models.HostStatusPendingForInput, models.HostStatusDisconnected,
 		models.HostStatusDiscoveringUnbound, models.HostStatusInsufficientUnbound,
@@ -28,12 +28,9 @@ func monitoredStatuses() []string {
 // its cluster) each interval (DefaultMonitorInterval when zero) until ctx
 // is done: a host silent for longer than its thresholds' DisconnectAfter
 // becomes disconnected, with an event. It writes to the store, so run it
-// on the leader only (engine.WhileLeader). o is the handler's Options.
-func Monitor(ctx context.Context, o Options, interval time.Duration) error {
-	s, err := newServer(o)
-	if err != nil {
-		return err
-	}
+// on the leader only (engine.WhileLeader). loop counts its passes and
+// failed passes (nil: not counted).
+func (s *Service) Monitor(ctx context.Context, interval time.Duration, loop *engine.LoopStats) error {
 	if interval <= 0 {
 		interval = DefaultMonitorInterval
 	}
@@ -44,9 +41,9 @@ func Monitor(ctx context.Context, o Options, interval time.Duration) error {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
-			o.MonitorLoop.Pass()
+			loop.Pass()
 			if err := s.monitorPass(ctx); err != nil && ctx.Err() == nil {
-				o.MonitorLoop.Error()
+				loop.Error()
 				s.log.WarnContext(ctx, "host monitor pass failed", "err", err)
 			}
 		}
@@ -54,11 +51,11 @@ func Monitor(ctx context.Context, o Options, interval time.Duration) error {
 }
 
 // monitorPass re-evaluates every monitored host once.
-func (s *server) monitorPass(ctx context.Context) error {
+func (s *Service) monitorPass(ctx context.Context) error {
 	var ids []string
 	s.store.Read(func(m *engine.Model) {
 		for h := range m.Hosts() {
-			if slices.Contains(monitoredStatuses(), h.Status) {
+			if slices.Contains(MonitoredStatuses(), h.Status) {
 				ids = append(ids, h.ID)
 			}
 		}
@@ -67,7 +64,7 @@ func (s *server) monitorPass(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.refreshHost(ctx, id); err != nil {
+		if err := s.Refresh(ctx, id); err != nil {
 			return fmt.Errorf("monitor: %w", err)
 		}
 	}

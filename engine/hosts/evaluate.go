@@ -1,4 +1,4 @@
-package api
+package hosts
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
-// hostFacts gathers what the host validations look at from the model.
-func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
+// HostFacts gathers what the host validations look at from the model.
+func (s *Service) HostFacts(m *engine.Model, h engine.Host) validation.HostFacts {
 	f := validation.HostFacts{
 		ID: h.ID, Role: models.HostRole(h.Role), RequestedHostname: h.RequestedHostname,
 		Status: h.Status, Inventory: s.inv.get(h), CheckedInAt: h.CheckedInAt, Now: s.now(),
@@ -46,9 +46,9 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 			hc.OtherHostnames = append(hc.OtherHostnames, name)
 		}
 	}
-	hc.MajorityGroups, hc.IPCollisions = s.clusterNets(m, c)
+	hc.MajorityGroups, hc.IPCollisions = s.ClusterNets(m, c)
 	f.Cluster = hc
-	suggested := validation.SuggestRoles(s.clusterFacts(m, c, nil), s.clusterThresholds(m, c))
+	suggested := validation.SuggestRoles(s.ClusterFacts(m, c, nil), s.ClusterThresholds(m, c))
 	f.SuggestedRole = suggested[h.ID]
 	hc.Peers = s.peers(m, c, h.ID, suggested)
 	return f
@@ -56,7 +56,7 @@ func hostFacts(m *engine.Model, h engine.Host, s *server) validation.HostFacts {
 
 // peers are the hosts of c other than id with their effective hostname
 // and role (requested, else suggested).
-func (s *server) peers(m *engine.Model, c engine.Cluster, id string, suggested map[string]models.HostRole) map[string]validation.Peer {
+func (s *Service) peers(m *engine.Model, c engine.Cluster, id string, suggested map[string]models.HostRole) map[string]validation.Peer {
 	out := map[string]validation.Peer{}
 	for o := range m.HostsOfCluster(c.ID) {
 		if o.ID == id {
@@ -82,9 +82,9 @@ func decodeDoc[T any](raw json.RawMessage) (*T, error) {
 	return &v, nil
 }
 
-// clusterFacts gathers what the cluster validations look at. With t, the
+// ClusterFacts gathers what the cluster validations look at. With t, the
 // roles of auto-assign hosts are the ones SuggestRoles gives them.
-func (s *server) clusterFacts(m *engine.Model, c engine.Cluster, t *validation.Thresholds) validation.ClusterFacts {
+func (s *Service) ClusterFacts(m *engine.Model, c engine.Cluster, t *validation.Thresholds) validation.ClusterFacts {
 	f := validation.ClusterFacts{
 		Name: c.Name, BaseDomain: c.BaseDomain, PullSecretSet: c.PullSecretRef != "",
 		ControlPlaneCount: c.ControlPlaneCount, MachineNetworks: c.MachineNetworks, NetworkType: c.NetworkType,
@@ -113,14 +113,14 @@ func (s *server) clusterFacts(m *engine.Model, c engine.Cluster, t *validation.T
 // autoMachineNetwork sets the machine network of a cluster that has an
 // API VIP but no machine network to the network of the host interface
 // holding the VIP, as upstream calculates it.
-func (s *server) autoMachineNetwork(ctx context.Context, clusterID string) error {
+func (s *Service) autoMachineNetwork(ctx context.Context, clusterID string) error {
 	var cidr string
 	s.store.Read(func(m *engine.Model) {
 		c, ok := m.Cluster(clusterID)
 		if !ok || len(c.MachineNetworks) > 0 || len(c.APIVIPs) == 0 {
 			return
 		}
-		cidr, _ = validation.CalculateMachineCIDR(c.APIVIPs[0], s.clusterFacts(m, c, nil).Hosts)
+		cidr, _ = validation.CalculateMachineCIDR(c.APIVIPs[0], s.ClusterFacts(m, c, nil).Hosts)
 	})
 	if cidr == "" {
 		return nil
@@ -129,7 +129,7 @@ func (s *server) autoMachineNetwork(ctx context.Context, clusterID string) error
 	if _, err := s.store.Apply(ctx, &engine.UpdateCluster{ID: clusterID, Patch: engine.ClusterPatch{MachineNetworks: &nets}}); err != nil {
 		return fmt.Errorf("set machine network of cluster %s: %w", clusterID, err)
 	}
-	s.event(ctx, engine.Event{Name: "cluster_machine_network_set", Severity: "info", ClusterID: clusterID,
+	s.Event(ctx, engine.Event{Name: "cluster_machine_network_set", Severity: "info", ClusterID: clusterID,
 		Message: fmt.Sprintf("Machine network of the cluster set to %s (from the API VIP)", cidr)})
 	return nil
 }
@@ -143,7 +143,7 @@ type hostVerdict struct {
 }
 
 // evaluateHost runs the host validations on the model's view of host id.
-func (s *server) evaluateHost(id string) (engine.Host, hostVerdict, bool) {
+func (s *Service) evaluateHost(id string) (engine.Host, hostVerdict, bool) {
 	var (
 		h  engine.Host
 		v  hostVerdict
@@ -153,7 +153,7 @@ func (s *server) evaluateHost(id string) (engine.Host, hostVerdict, bool) {
 		if h, ok = m.Host(id); !ok {
 			return
 		}
-		rs := validation.ValidateHost(hostFacts(m, h, s), s.hostThresholds(m, h))
+		rs := validation.ValidateHost(s.HostFacts(m, h), s.HostThresholds(m, h))
 		for _, r := range rs {
 			if !r.Hidden {
 				v.validations = append(v.validations, engine.Validation{ID: string(r.ID),
@@ -167,9 +167,9 @@ func (s *server) evaluateHost(id string) (engine.Host, hostVerdict, bool) {
 	return h, v, ok
 }
 
-// refreshHost re-evaluates host id, stores its validations and status and
+// Refresh re-evaluates host id, stores its validations and status and
 // records a status change as an event; then its cluster's status.
-func (s *server) refreshHost(ctx context.Context, id string) error {
+func (s *Service) Refresh(ctx context.Context, id string) error {
 	var clusterID string
 	s.store.Read(func(m *engine.Model) {
 		h, _ := m.Host(id)
@@ -193,8 +193,8 @@ func (s *server) refreshHost(ctx context.Context, id string) error {
 		// The validations, the status they lead to and its event: one entry.
 		move := &engine.SetHostStatus{ID: id, Status: v.status, StatusInfo: v.info, From: []string{h.Status}, Validations: vals}
 		if v.status != h.Status {
-			move.Event = &engine.Event{Name: "host_status_updated", Severity: severityOf(v.status),
-				Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.hostName(h), h.Status, v.status, v.info)}
+			move.Event = &engine.Event{Name: "host_status_updated", Severity: SeverityOf(v.status),
+				Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.HostName(h), h.Status, v.status, v.info)}
 		}
 		_, err := s.store.Apply(ctx, move)
 		if errors.Is(err, engine.ErrConflict) {
@@ -208,11 +208,11 @@ func (s *server) refreshHost(ctx context.Context, id string) error {
 			return fmt.Errorf("store validations of host %s: %w", id, err)
 		}
 	}
-	return s.refreshCluster(ctx, h.ClusterID)
+	return s.RefreshCluster(ctx, h.ClusterID)
 }
 
-// refreshCluster re-evaluates a cluster's status ("" : nothing to do).
-func (s *server) refreshCluster(ctx context.Context, id string) error {
+// RefreshCluster re-evaluates a cluster's status ("" : nothing to do).
+func (s *Service) RefreshCluster(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
@@ -225,8 +225,8 @@ func (s *server) refreshCluster(ctx context.Context, id string) error {
 		if c, ok = m.Cluster(id); !ok {
 			return
 		}
-		t := s.clusterThresholds(m, c)
-		rs := validation.ValidateCluster(s.clusterFacts(m, c, &t), t)
+		t := s.ClusterThresholds(m, c)
+		rs := validation.ValidateCluster(s.ClusterFacts(m, c, &t), t)
 		st, info, movement = validation.ClusterStatus(c.Status, rs)
 	})
 	if !ok || !movement || (st == c.Status && info == c.StatusInfo) {
@@ -240,32 +240,18 @@ func (s *server) refreshCluster(ctx context.Context, id string) error {
 		return fmt.Errorf("set status of cluster %s: %w", id, err)
 	}
 	if st != c.Status {
-		s.event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "info", ClusterID: id,
+		s.Event(ctx, engine.Event{Name: "cluster_status_updated", Severity: "info", ClusterID: id,
 			Message: fmt.Sprintf("Updated status of the cluster to %s", st)})
 	}
 	return nil
 }
 
-func severityOf(status string) string {
+// SeverityOf is the severity of the event of a host moving to status.
+func SeverityOf(status string) string {
 	switch status {
 	case models.HostStatusInsufficient, models.HostStatusInsufficientUnbound,
 		models.HostStatusDisconnected, models.HostStatusDisconnectedUnbound:
 		return "warning"
 	}
 	return "info"
-}
-
-// hostName is the host's name in event messages: its hostname, else id.
-func (s *server) hostName(h engine.Host) string {
-	if n := (validation.HostFacts{RequestedHostname: h.RequestedHostname, Inventory: s.inv.get(h)}).Hostname(); n != "" {
-		return n
-	}
-	return h.ID
-}
-
-// event appends an event; failing to record one is logged, not fatal.
-func (s *server) event(ctx context.Context, e engine.Event) {
-	if _, err := s.store.Apply(ctx, &engine.AppendEvent{Event: e}); err != nil {
-		s.log.WarnContext(ctx, "event not recorded", "name", e.Name, "err", err)
-	}
 }

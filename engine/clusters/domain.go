@@ -1,4 +1,4 @@
-package api
+package clusters
 
 import (
 	"context"
@@ -7,24 +7,37 @@ import (
 	"strings"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
-// Domain is the cluster part of the domain the REST handlers call,
-// offered with no HTTP to the other front doors (engine/acm's
-// ClusterDeployment and AgentClusterInstall controller): the same checks,
-// commands and events as POST /clusters, /hosts/{id}/actions/bind and
-// /clusters/{id}/actions/install.
-type Domain struct{ s *server }
+// Domain is the domain the other front doors call (engine/acm's
+// controllers: the Kubernetes-compatible API) by host id alone: the same
+// services, so the same checks, commands and events, as the REST API's
+// POST /clusters, PATCH of a host, the bind, unbind and install actions
+// and DELETE of a host. Its input errors read as the reason alone.
+type Domain struct {
+	s *domainServices
+}
 
-// NewDomain returns the domain over o's store (o is the handler's
-// Options). It writes to the store: use it on the leader.
-func NewDomain(o Options) (*Domain, error) {
-	s, err := newServer(o)
+type domainServices struct {
+	store    engine.Store
+	hosts    *hosts.Service
+	clusters *Service
+}
+
+// NewDomain returns the domain over o's store. It writes to the store:
+// use it on the leader.
+func NewDomain(o hosts.Options) (*Domain, error) {
+	hs, err := hosts.New(o)
 	if err != nil {
 		return nil, err
 	}
-	return &Domain{s: s}, nil
+	cs, err := New(Options{Store: o.Store, Hosts: hs, Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	return &Domain{s: &domainServices{store: o.Store, hosts: hs, clusters: cs}}, nil
 }
 
 // inputError is a refusal of the caller's input: it wraps
@@ -32,13 +45,14 @@ func NewDomain(o Options) (*Domain, error) {
 type inputError struct{ err error }
 
 func (e inputError) Error() string {
-	return strings.TrimPrefix(e.err.Error(), ErrBadRequest.Error()+": ")
+	return strings.TrimPrefix(e.err.Error(), hosts.ErrInvalid.Error()+": ")
 }
 func (e inputError) Unwrap() []error { return []error{engine.ErrInvalid, e.err} }
 
 // domainErr marks the input errors among err as engine.ErrInvalid.
 func domainErr(err error) error {
-	if err != nil && errors.Is(err, ErrBadRequest) && !errors.Is(err, engine.ErrInvalid) {
+	var in inputError
+	if err != nil && errors.Is(err, hosts.ErrInvalid) && !errors.As(err, &in) {
 		return inputError{err}
 	}
 	return err
@@ -48,20 +62,20 @@ func domainErr(err error) error {
 // ""), as POST /clusters does, and returns its id. Bad input wraps
 // engine.ErrInvalid and writes nothing.
 func (d *Domain) CreateCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error) {
-	id, err := d.s.registerCluster(ctx, p, id)
+	id, err := d.s.clusters.Register(ctx, p, id)
 	return id, domainErr(err)
 }
 
 // UpdateCluster changes cluster id as PATCH /clusters/{id} does (the
 // same checks; bad input wraps engine.ErrInvalid and writes nothing).
 func (d *Domain) UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error {
-	return domainErr(d.s.changeCluster(ctx, id, p))
+	return domainErr(d.s.clusters.Change(ctx, id, p))
 }
 
 // PutManifest stores a custom manifest of cluster id (base64 content) as
 // POST /clusters/{id}/manifests does (the same checks).
 func (d *Domain) PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error {
-	_, err := d.s.storeManifest(ctx, id, p)
+	_, err := d.s.clusters.PutManifest(ctx, id, p)
 	return domainErr(err)
 }
 
@@ -74,7 +88,7 @@ func (d *Domain) UpdateHost(ctx context.Context, id string, p models.HostUpdateP
 		h, _ := m.Host(id)
 		ie = h.InfraEnvID
 	})
-	return domainErr(d.s.changeHost(ctx, ie, id, p))
+	return domainErr(d.s.hosts.ChangeHost(ctx, ie, id, p))
 }
 
 // BindHost binds host id (of its infra-env) to cluster clusterID, as the
@@ -85,14 +99,14 @@ func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {
 		h, _ := m.Host(id)
 		ie = h.InfraEnvID
 	})
-	return domainErr(d.s.bind(ctx, ie, id, clusterID))
+	return domainErr(d.s.hosts.Bind(ctx, ie, id, clusterID))
 }
 
 // InstallCluster starts the installation of cluster id, as the install
 // action does; a cluster that cannot install yet is refused with the
 // reason (a *NotReadyError when it is not ready).
 func (d *Domain) InstallCluster(ctx context.Context, id string) error {
-	return domainErr(d.s.startInstall(ctx, id))
+	return domainErr(d.s.clusters.StartInstall(ctx, id))
 }
 
 // DeleteCluster deregisters the hosts of cluster id, then the cluster, as
@@ -106,23 +120,23 @@ func (d *Domain) DeleteCluster(ctx context.Context, id string) error {
 		}
 	})
 	for _, h := range hosts {
-		if err := d.s.deregisterHost(ctx, h.InfraEnvID, h.ID); err != nil {
+		if err := d.s.hosts.Deregister(ctx, h.InfraEnvID, h.ID); err != nil {
 			return fmt.Errorf("deregister host %s: %w", h.ID, err)
 		}
 	}
-	return domainErr(d.s.deregister(ctx, id))
+	return domainErr(d.s.clusters.Deregister(ctx, id))
 }
 
 // DeregisterHost deletes host id of infra-env ie with its event and
 // re-evaluates its cluster, as DELETE of the host does.
 func (d *Domain) DeregisterHost(ctx context.Context, ie, id string) error {
-	return domainErr(d.s.deregisterHost(ctx, ie, id))
+	return domainErr(d.s.hosts.Deregister(ctx, ie, id))
 }
 
 // UnbindHost unbinds host id of infra-env ie from its cluster with its
 // event, as the REST API's unbind action does.
 func (d *Domain) UnbindHost(ctx context.Context, ie, id string) error {
-	return domainErr(d.s.unbind(ctx, ie, id))
+	return domainErr(d.s.hosts.Unbind(ctx, ie, id))
 }
 
 // FailingValidations lists what keeps cluster id from installing (its
@@ -131,7 +145,7 @@ func (d *Domain) FailingValidations(id string) []models.FailingValidation {
 	var out []models.FailingValidation
 	d.s.store.Read(func(m *engine.Model) {
 		if c, ok := m.Cluster(id); ok {
-			out = d.s.failingValidations(m, c)
+			out = d.s.clusters.FailingValidations(m, c)
 		}
 	})
 	return out

@@ -1,15 +1,15 @@
-package api
+package hosts
 
 import (
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/validation"
 )
 
-// clusterThresholds are the hardware minimums of a cluster's validations:
+// ClusterThresholds are the hardware minimums of a cluster's validations:
 // its image set's thresholds (engine.Model.ClusterImageSet) when it has
 // some, else Options.Thresholds (the daemon's configured minimums, or
 // upstream's).
-func (s *server) clusterThresholds(m *engine.Model, c engine.Cluster) validation.Thresholds {
+func (s *Service) ClusterThresholds(m *engine.Model, c engine.Cluster) validation.Thresholds {
 	base := s.thresholds(m, c.ID)
 	if is, ok := m.ClusterImageSet(c); ok {
 		return imageSetThresholds(is, base)
@@ -17,13 +17,13 @@ func (s *server) clusterThresholds(m *engine.Model, c engine.Cluster) validation
 	return base
 }
 
-// hostThresholds are the minimums a host is validated against: its
+// HostThresholds are the minimums a host is validated against: its
 // cluster's when bound, else those of the image set its infra-env boots
 // (engine.Model.BootImageSet, the boot selector's rule), else
 // Options.Thresholds.
-func (s *server) hostThresholds(m *engine.Model, h engine.Host) validation.Thresholds {
+func (s *Service) HostThresholds(m *engine.Model, h engine.Host) validation.Thresholds {
 	if c, ok := m.Cluster(h.ClusterID); ok {
-		return s.clusterThresholds(m, c)
+		return s.ClusterThresholds(m, c)
 	}
 	base := s.thresholds(m, h.ClusterID)
 	if ie, ok := m.InfraEnv(h.InfraEnvID); ok {

@@ -1,4 +1,4 @@
-package api
+package infraenvs
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 // infra-env's static_network_config; the infra-env selects them by it.
 const staticNetLabel = "rackboot.io/infra-env"
 
-// selects reports whether selector (non-empty) matches labels.
-func selects(selector, labels map[string]string) bool {
+// Selects reports whether selector (non-empty) matches labels.
+func Selects(selector, labels map[string]string) bool {
 	if len(selector) == 0 {
 		return false
 	}
@@ -27,12 +27,12 @@ func selects(selector, labels map[string]string) bool {
 	return true
 }
 
-// staticNetwork returns the static network configs infra-env ie selects,
+// StaticNetwork returns the static network configs infra-env ie selects,
 // in name order.
-func staticNetwork(m *engine.Model, ie engine.InfraEnv) []nmstate.HostStaticNetworkConfig {
+func StaticNetwork(m *engine.Model, ie engine.InfraEnv) []nmstate.HostStaticNetworkConfig {
 	var out []nmstate.HostStaticNetworkConfig
 	for c := range m.NMStateConfigs() {
-		if !selects(ie.StaticNetworkSelector, c.Labels) {
+		if !Selects(ie.StaticNetworkSelector, c.Labels) {
 			continue
 		}
 		h := nmstate.HostStaticNetworkConfig{NetworkYAML: c.Config, MACInterfaceMap: []nmstate.MACInterface{}}
@@ -44,9 +44,9 @@ func staticNetwork(m *engine.Model, ie engine.InfraEnv) []nmstate.HostStaticNetw
 	return out
 }
 
-// nmstateHosts is a request's static_network_config in nmstate's form
+// NMStateHosts is a request's static_network_config in nmstate's form
 // (nil stays nil, an empty list stays empty).
-func nmstateHosts(in []models.HostStaticNetworkConfig) []nmstate.HostStaticNetworkConfig {
+func NMStateHosts(in []models.HostStaticNetworkConfig) []nmstate.HostStaticNetworkConfig {
 	if in == nil {
 		return nil
 	}
@@ -66,13 +66,13 @@ func nmstateHosts(in []models.HostStaticNetworkConfig) []nmstate.HostStaticNetwo
 // staticConfigName names the i-th static network config of infra-env id.
 func staticConfigName(id string, i int) string { return fmt.Sprintf("%s-host%d", id, i) }
 
-// replaceStaticNetwork deletes the NMState configs the API made for
-// infra-env id and stores hosts in their place.
-func (s *server) replaceStaticNetwork(ctx context.Context, id string, hosts []nmstate.HostStaticNetworkConfig) error {
-	if err := s.deleteStaticNetwork(ctx, id); err != nil {
+// ReplaceStaticNetwork deletes the NMState configs the API made for
+// infra-env id and stores configs in their place.
+func (s *Service) ReplaceStaticNetwork(ctx context.Context, id string, configs []nmstate.HostStaticNetworkConfig) error {
+	if err := s.DeleteStaticNetwork(ctx, id); err != nil {
 		return err
 	}
-	for i, h := range hosts {
+	for i, h := range configs {
 		c := engine.NMStateConfig{Name: staticConfigName(id, i), Labels: map[string]string{staticNetLabel: id},
 			Config: h.NetworkYAML, Interfaces: []engine.MACInterface{}}
 		for _, mi := range h.MACInterfaceMap {
@@ -85,9 +85,9 @@ func (s *server) replaceStaticNetwork(ctx context.Context, id string, hosts []nm
 	return nil
 }
 
-// deleteStaticNetwork deletes the NMState configs the API made for
+// DeleteStaticNetwork deletes the NMState configs the API made for
 // infra-env id.
-func (s *server) deleteStaticNetwork(ctx context.Context, id string) error {
+func (s *Service) DeleteStaticNetwork(ctx context.Context, id string) error {
 	var names []string
 	s.store.Read(func(m *engine.Model) {
 		for c := range m.NMStateConfigs() {
@@ -104,5 +104,5 @@ func (s *server) deleteStaticNetwork(ctx context.Context, id string) error {
 	return nil
 }
 
-// staticSelector is the selector of the configs the API made for id.
-func staticSelector(id string) map[string]string { return map[string]string{staticNetLabel: id} }
+// StaticSelector is the selector of the configs the API made for id.
+func StaticSelector(id string) map[string]string { return map[string]string{staticNetLabel: id} }

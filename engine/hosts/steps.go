@@ -1,4 +1,4 @@
-package api
+package hosts
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ import (
 // DefaultStepInterval is how long a host is not handed the same
 // connectivity-check, ntp-synchronizer or domain-resolution step again
 // when its arguments did not change. It is a little less than the poll
-// interval, so an agent polling every DefaultPollSeconds runs them on every
-// poll, as upstream's do; agents that poll faster do not run them faster.
-const DefaultStepInterval = (DefaultPollSeconds - 10) * time.Second
+// interval (the REST API's DefaultPollSeconds, 60), so an agent polling at
+// that pace runs them on every poll, as upstream's do; agents that poll faster do not run them faster.
+const DefaultStepInterval = 50 * time.Second
 
 // stepSchedule remembers when each host was last handed each periodic step
 // and with which arguments. It is the handler's memory only: a new leader
@@ -61,14 +61,14 @@ func (s *stepSchedule) due(host string, typ models.StepType, args string, now ti
 func (s *stepSchedule) forget(host string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range append(periodicStepTypes(), models.StepTypeInventory) {
+	for _, t := range append(PeriodicStepTypes(), models.StepTypeInventory) {
 		delete(s.sent, stepKey{host, t})
 	}
 }
 
-// periodicStepTypes are the steps whose outputs hosts keep, in the order
+// PeriodicStepTypes are the steps whose outputs hosts keep, in the order
 // they are handed out.
-func periodicStepTypes() []models.StepType {
+func PeriodicStepTypes() []models.StepType {
 	return []models.StepType{models.StepTypeConnectivityCheck, models.StepTypeNtpSynchronizer,
 		models.StepTypeDomainResolution}
 }
@@ -84,11 +84,11 @@ type stepRequest struct {
 // cluster's names (bound hosts only), ntp-synchronizer with its
 // infra-env's NTP sources (every host; the agent adds the appliance's
 // clock).
-func stepRequests(m *engine.Model, h engine.Host, s *server) []stepRequest {
+func (s *Service) stepRequests(m *engine.Model, h engine.Host) []stepRequest {
 	var out []stepRequest
 	c, bound := m.Cluster(h.ClusterID)
 	if bound {
-		out = append(out, stepRequest{models.StepTypeConnectivityCheck, connectivityParams(m, h, s)})
+		out = append(out, stepRequest{models.StepTypeConnectivityCheck, s.connectivityParams(m, h)})
 	}
 	ie, _ := m.InfraEnv(h.InfraEnvID)
 	out = append(out, stepRequest{models.StepTypeNtpSynchronizer,
@@ -105,7 +105,7 @@ func stepRequests(m *engine.Model, h engine.Host, s *server) []stepRequest {
 
 // connectivityParams lists the other hosts of h's cluster that sent an
 // inventory, with their NICs' MACs and addresses (CIDRs, as upstream).
-func connectivityParams(m *engine.Model, h engine.Host, s *server) models.ConnectivityCheckParams {
+func (s *Service) connectivityParams(m *engine.Model, h engine.Host) models.ConnectivityCheckParams {
 	out := models.ConnectivityCheckParams{}
 	for o := range m.HostsOfCluster(h.ClusterID) {
 		if o.ID == h.ID {
@@ -130,13 +130,13 @@ func connectivityParams(m *engine.Model, h engine.Host, s *server) models.Connec
 	return out
 }
 
-// periodicSteps returns the periodic steps due for h now.
-func (s *server) periodicSteps(h engine.Host) ([]*models.Step, error) {
-	if !slices.Contains(monitoredStatuses(), h.Status) {
+// PeriodicSteps returns the periodic steps due for h now.
+func (s *Service) PeriodicSteps(h engine.Host) ([]*models.Step, error) {
+	if !slices.Contains(MonitoredStatuses(), h.Status) {
 		return nil, nil
 	}
 	var reqs []stepRequest
-	s.store.Read(func(m *engine.Model) { reqs = stepRequests(m, h, s) })
+	s.store.Read(func(m *engine.Model) { reqs = s.stepRequests(m, h) })
 	now := s.now()
 	var out []*models.Step
 	for _, r := range reqs {
@@ -145,56 +145,56 @@ func (s *server) periodicSteps(h engine.Host) ([]*models.Step, error) {
 			return nil, fmt.Errorf("encode %s arguments: %w", r.typ, err)
 		}
 		if s.steps.due(h.ID, r.typ, string(b), now, s.stepEvery) {
-			out = append(out, &models.Step{StepType: r.typ, StepID: stepID(r.typ), Args: []string{string(b)}})
+			out = append(out, &models.Step{StepType: r.typ, StepID: StepID(r.typ), Args: []string{string(b)}})
 		}
 	}
 	return out, nil
 }
 
-// storeStepResult keeps the output of a periodic step on h when it
+// StepOutput returns a new value of the document that the output of a
+// periodic step of type t decodes into, to check the output with; nil when
+// hosts keep no output of t.
+func StepOutput(t models.StepType) any {
+	switch t {
+	case models.StepTypeNtpSynchronizer:
+		return &models.NtpSynchronizationResponse{}
+	case models.StepTypeDomainResolution:
+		return &models.DomainResolutionResponse{}
+	case models.StepTypeConnectivityCheck:
+		return &models.ConnectivityReport{}
+	}
+	return nil
+}
+
+// StoreStepResult keeps output, the compacted JSON output of a periodic
+// step of type t that the caller checked (StepOutput), on h when it
 // changed, and re-evaluates h; a new connectivity report re-evaluates the
-// cluster's other hosts as well when it changes the majority groups.
-func (s *server) storeStepResult(ctx context.Context, h engine.Host, t models.StepType, output string) error {
+// cluster's other hosts as well when it changes the majority groups. The
+// outputs of other step types are not kept.
+func (s *Service) StoreStepResult(ctx context.Context, h engine.Host, t models.StepType, output json.RawMessage) error {
 	var (
-		doc any
-		old json.RawMessage
+		old   json.RawMessage
+		patch engine.HostPatch
 	)
 	switch t {
 	case models.StepTypeNtpSynchronizer:
-		doc, old = &models.NtpSynchronizationResponse{}, h.NTPSources
+		old, patch.NTPSources = h.NTPSources, output
 	case models.StepTypeDomainResolution:
-		doc, old = &models.DomainResolutionResponse{}, h.DomainResolutions
+		old, patch.DomainResolutions = h.DomainResolutions, output
 	case models.StepTypeConnectivityCheck:
-		doc, old = &models.ConnectivityReport{}, h.Connectivity
+		old, patch.Connectivity = h.Connectivity, output
 	default:
 		return nil
 	}
-	if err := decodeBytes([]byte(output), doc); err != nil {
-		return badRequest("%s output: %v", t, err)
-	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, []byte(output)); err != nil {
-		return badRequest("%s output is not JSON", t)
-	}
-	if bytes.Equal(compact.Bytes(), old) {
+	if bytes.Equal(output, old) {
 		return nil
-	}
-	raw := json.RawMessage(compact.Bytes())
-	var patch engine.HostPatch
-	switch t {
-	case models.StepTypeNtpSynchronizer:
-		patch.NTPSources = raw
-	case models.StepTypeDomainResolution:
-		patch.DomainResolutions = raw
-	default:
-		patch.Connectivity = raw
 	}
 	before := s.majorityOf(h.ClusterID)
 	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: h.ID, InfraEnvID: h.InfraEnvID, Patch: patch}); err != nil {
 		return fmt.Errorf("store %s output: %w", t, err)
 	}
-	s.log.DebugContext(ctx, "step result stored", "host", h.ID, "step_type", t, "bytes", compact.Len())
-	if err := s.refreshHost(ctx, h.ID); err != nil {
+	s.log.DebugContext(ctx, "step result stored", "host", h.ID, "step_type", t, "bytes", len(output))
+	if err := s.Refresh(ctx, h.ID); err != nil {
 		return err
 	}
 	if t != models.StepTypeConnectivityCheck || equalGroups(before, s.majorityOf(h.ClusterID)) {
@@ -203,8 +203,12 @@ func (s *server) storeStepResult(ctx context.Context, h engine.Host, t models.St
 	return s.refreshOthers(ctx, h)
 }
 
+// ForgetSteps drops what host was handed (its agent registered again), so
+// that every periodic step is due again.
+func (s *Service) ForgetSteps(host string) { s.steps.forget(host) }
+
 // refreshOthers re-evaluates the hosts of h's cluster other than h.
-func (s *server) refreshOthers(ctx context.Context, h engine.Host) error {
+func (s *Service) refreshOthers(ctx context.Context, h engine.Host) error {
 	var ids []string
 	s.store.Read(func(m *engine.Model) {
 		for o := range m.HostsOfCluster(h.ClusterID) {
@@ -214,7 +218,7 @@ func (s *server) refreshOthers(ctx context.Context, h engine.Host) error {
 		}
 	})
 	for _, id := range ids {
-		if err := s.refreshHost(ctx, id); err != nil {
+		if err := s.Refresh(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -222,11 +226,11 @@ func (s *server) refreshOthers(ctx context.Context, h engine.Host) error {
 }
 
 // majorityOf returns the majority groups of cluster id (nil: none).
-func (s *server) majorityOf(id string) map[string][]string {
+func (s *Service) majorityOf(id string) map[string][]string {
 	var groups map[string][]string
 	s.store.Read(func(m *engine.Model) {
 		if c, ok := m.Cluster(id); ok {
-			groups, _ = s.clusterNets(m, c)
+			groups, _ = s.ClusterNets(m, c)
 		}
 	})
 	return groups
@@ -244,15 +248,15 @@ func equalGroups(a, b map[string][]string) bool {
 	return true
 }
 
-// inventoryDue reports whether h is handed the inventory step now: always
+// InventoryDue reports whether h is handed the inventory step now: always
 // while it has none, and, as upstream's instruction manager does, again at
 // every step interval in every status it hands the inventory out in
 // (discovering, insufficient, known, pending-for-input, disconnected,
 // bound or not: monitoredStatuses), so that hardware changed under a
 // waiting or ready host (a disk added or pulled) is seen. An unchanged
 // inventory is not written again (storeInventory).
-func (s *server) inventoryDue(h engine.Host, now time.Time) bool {
-	if !slices.Contains(monitoredStatuses(), h.Status) {
+func (s *Service) InventoryDue(h engine.Host, now time.Time) bool {
+	if !slices.Contains(MonitoredStatuses(), h.Status) {
 		return len(h.Inventory) == 0
 	}
 	due := s.steps.due(h.ID, models.StepTypeInventory, h.ID, now, s.stepEvery)

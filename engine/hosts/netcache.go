@@ -1,4 +1,4 @@
-package api
+package hosts
 
 import (
 	"slices"
@@ -41,9 +41,9 @@ func firstByte(b []byte) *byte {
 	return &b[0]
 }
 
-// clusterNets returns the majority groups and IP collisions of cluster c;
+// ClusterNets returns the majority groups and IP collisions of cluster c;
 // groups is nil until a host of c reported its connectivity.
-func (s *server) clusterNets(m *engine.Model, c engine.Cluster) (groups, collisions map[string][]string) {
+func (s *Service) ClusterNets(m *engine.Model, c engine.Cluster) (groups, collisions map[string][]string) {
 	var (
 		key    []docKey
 		hosts  []engine.Host

@@ -1,4 +1,4 @@
-package api
+package hosts
 
 import (
 	"bytes"
