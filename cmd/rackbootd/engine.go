@@ -52,8 +52,9 @@ func (d *daemon) newEngine(ctx context.Context) error {
 	d.apiOpts = api.Options{
 		Store: d.store, AdminToken: token, Keys: keys,
 		ServiceURL: d.cfg.BaseURL(), BootURL: d.cfg.BaseURL(),
-		Thresholds: func(*engine.Model, string) validation.Thresholds { return thresholds },
-		Log:        d.log.With("service", "api"),
+		Thresholds:  func(*engine.Model, string) validation.Thresholds { return thresholds },
+		RemoteAgent: sel.RemoteAgent,
+		Log:         d.log.With("service", "api"),
 	}
 	if err := d.newBMH(); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rackboot/rackboot/boot/discovery"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhs"
@@ -74,6 +75,12 @@ type Options struct {
 	// (engine/isoserve); nil, or an infra-env whose image set has no base
 	// ISO, gets the URL of its iPXE script instead.
 	ISOs DiscoveryISOs
+	// RemoteAgent is the rackboot-agent that infra-env ie's discovery
+	// config fetches (engine/bootsel.Selector.RemoteAgent): nil for an
+	// image set with the agent built in. The downloaded discovery.ign then
+	// carries it as the booted config does, so a stock CoreOS live image
+	// booted with that file runs the agent. nil: no remote agent.
+	RemoteAgent func(m *engine.Model, ie engine.InfraEnv) (*discovery.RemoteAgent, error)
 }
 
 // HostOptions are the options of the host domain (engine/hosts) that the
@@ -107,6 +114,7 @@ type server struct {
 	bmhs        *bmhs.Service
 	signingKeys *signingkeys.Service
 	isos        DiscoveryISOs
+	remoteAgent func(m *engine.Model, ie engine.InfraEnv) (*discovery.RemoteAgent, error)
 	stale       map[string]bool // staleRoutes
 }
 
@@ -142,7 +150,7 @@ func newServer(o Options) (*server, error) {
 	s := &server{
 		store: o.Store, admin: o.AdminToken, keys: o.Keys,
 		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
-		now: o.Now, log: o.Log, isos: o.ISOs, stale: staleRoutes(),
+		now: o.Now, log: o.Log, isos: o.ISOs, remoteAgent: o.RemoteAgent, stale: staleRoutes(),
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultImageURLTTL

@@ -102,21 +102,31 @@ func (s *server) discoveryIgnition(id string) ([]byte, error) {
 		ie     engine.InfraEnv
 		ps     string
 		static []nmstate.HostStaticNetworkConfig
+		agent  *discovery.RemoteAgent
 		ok     bool
+		err    error
 	)
 	s.store.Read(func(m *engine.Model) {
 		if ie, ok = m.InfraEnv(id); ok {
 			ps, static = clusters.PullSecret(m, ie.PullSecretRef), infraenvs.StaticNetwork(m, ie)
+			if s.remoteAgent != nil {
+				agent, err = s.remoteAgent(m, ie)
+			}
 		}
 	})
 	if !ok {
 		return nil, fmt.Errorf("%w: infra-env %s", ErrNotFound, id)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("discovery ignition of infra-env %s: %w", id, err)
+	}
 	tok, err := s.agentToken(id)
 	if err != nil {
 		return nil, err
 	}
-	ign, err := discovery.Build(s.infraEnvs.DiscoveryInput(ie, ps, tok, static))
+	in := s.infraEnvs.DiscoveryInput(ie, ps, tok, static)
+	in.Agent = agent
+	ign, err := discovery.Build(in)
 	if err != nil {
 		return nil, fmt.Errorf("discovery ignition of infra-env %s: %w", id, err)
 	}

@@ -127,6 +127,16 @@ func (s *Selector) agent(in inputs) (*discovery.RemoteAgent, error) {
 	return &discovery.RemoteAgent{URL: strings.TrimSuffix(s.opts.ServiceURL, "/") + AgentPath(in.goarch), SHA512: a.SHA512}, nil
 }
 
+// RemoteAgent is the rackboot-agent infra-env ie's discovery config
+// fetches, read from m (call it under the model's lock): nil unless ie's
+// image set is a CoreOS live image set. engine/api hands it to the
+// downloaded discovery.ign, so that file is the config a host boots with.
+func (s *Selector) RemoteAgent(m *engine.Model, ie engine.InfraEnv) (*discovery.RemoteAgent, error) {
+	in := inputs{ie: ie}
+	imageInputs(m, &in)
+	return s.agent(in)
+}
+
 // profile resolves the infra-env's profile, or the default profile.
 func profile(cur *settings, in inputs) (boot.Profile, error) {
 	name := in.profile
