@@ -151,6 +151,9 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, req *request) e
 	if err != nil {
 		return err
 	}
+	if err := checkFields(w, r, req.res, obj); err != nil {
+		return err
+	}
 	wr, err := h.admit(req, obj, nil, nil)
 	if err != nil {
 		return err
@@ -221,6 +224,9 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, req *request) e
 	}
 	cur, curView, err := h.current(req)
 	if err != nil {
+		return err
+	}
+	if err := checkFields(w, r, req.res, obj); err != nil {
 		return err
 	}
 	wr, err := h.admit(req, obj, &cur, curView)

@@ -26,6 +26,16 @@
 // is 410 Gone). Secret data is sealed (engine.Sealer) before it reaches a
 // command and opened when served.
 //
+// Schemas: each kind's OpenAPI v3 schema is written in rackboot's own
+// compact form in schemas/*.schema (upstream's field names, types, enums
+// and required fields; rackboot's descriptions), parsed at start
+// (schemaparse.go), served in the OpenAPI v3 documents (kubectl explain)
+// and checked against every written object (fieldcheck.go,
+// fieldbounds.go): unknown fields per the fieldValidation directive
+// (Strict refuses, Warn answers Warning headers, Ignore lets through);
+// wrong JSON types, values out of an enum, bad CIDRs and MACs, patterns
+// and bounds are 422 Invalid.
+//
 // Access: the admin bearer token only; an agent token is 403 Forbidden,
 // anything else 401.
 package kubeapi

@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// Whatever a client sends as an object or a patch, the API answers with
-// the object or a Status of the same code, never panics, and a refused
-// request appends nothing.
+// Whatever a client sends as an object or a patch (JSON, YAML, protobuf;
+// to kinds with schemas, under each fieldValidation directive), the API
+// answers with the object or a Status of the same code, never panics, and
+// a refused request appends nothing.
 func FuzzObjectDecoders(f *testing.F) {
 	for _, s := range []string{
 		`{"metadata":{"name":"a"},"spec":{"approved":true}}`,
@@ -17,6 +18,11 @@ func FuzzObjectDecoders(f *testing.F) {
 		`[{"op":"add","path":"/spec/x","value":1}]`,
 		`{"metadata":{"name":"a","resourceVersion":"x"}}`,
 		`null`, `{}`, `{"metadata":[]}`,
+		`{"metadata":{"name":"c"},"spec":{"networking":{"clusterNetwork":[{"cidr":"10.128.0.0/33"}]},"provisionRequirements":{"controlPlaneAgents":"1"}}}`,
+		`{"metadata":{"name":"n"},"spec":{"interfaces":[{"name":"eth0","macAddress":"52:54:00:00:00:01"}],"config":{}}}`,
+		`{"metadata":{"name":"h"},"spec":{"online":true,"bootMACAddress":"52:54:00:00:00:zz","bmc":{"address":"x","credentialsName":"c"}}}`,
+		`{"metadata":{"name":"i"},"spec":{"pullSecretRef":{"name":"ps"},"sshAuthorisedKey":"k","kernelArguments":[{"operation":"append","value":"a b"}]}}`,
+		"metadata:\n  name: y\nspec:\n  approved: yes\n  foo: 1\n",
 	} {
 		f.Add(s, uint8(0))
 	}
@@ -34,6 +40,13 @@ func FuzzObjectDecoders(f *testing.F) {
 			{"PATCH", agentsPath + "/a", "application/apply-patch+yaml"},
 			{"POST", "/api/v1/namespaces/ns/secrets", "application/json"},
 			{"POST", "/api/v1/namespaces/ns/configmaps", "application/vnd.kubernetes.protobuf"},
+			{"POST", infraEnvsPath + "?fieldValidation=Strict", "application/json"},
+			{"POST", acisPath + "?fieldValidation=Strict", "application/json"},
+			{"POST", nmstatePath + "?fieldValidation=Warn", "application/json"},
+			{"POST", bmhPath + "?fieldValidation=Ignore", "application/json"},
+			{"PATCH", agentsPath + "/a?fieldValidation=Strict", "application/merge-patch+json"},
+			{"PATCH", agentsPath + "/a?fieldValidation=Strict", "application/apply-patch+yaml"},
+			{"POST", "/api/v1/namespaces/ns/secrets?fieldValidation=Strict", "application/vnd.kubernetes.protobuf"},
 		}
 		c := calls[int(which)%len(calls)]
 		code, out := fx.do(c.method, c.path, c.ctype, body)

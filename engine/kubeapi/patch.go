@@ -72,6 +72,9 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		if derr != nil {
 			return errBadRequest("the patch is not a JSON object: %v", derr)
 		}
+		if cerr := checkFields(w, r, req.res, obj); cerr != nil {
+			return cerr
+		}
 		wr, aerr := h.admit(req, obj, nil, nil)
 		if aerr != nil {
 			return aerr
@@ -100,6 +103,9 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 	obj, err := decodeObject(out)
 	if err != nil {
 		return errBadRequest("the patched object is not a JSON object: %v", err)
+	}
+	if err := checkFields(w, r, req.res, obj); err != nil {
+		return err
 	}
 	wr, err := h.admit(req, obj, &cur, curView)
 	if err != nil {

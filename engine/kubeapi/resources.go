@@ -25,6 +25,9 @@ type Resource struct {
 	Columns []Column
 	// Core computes the core printer's cells for v1 kinds (after Name).
 	Core func(obj map[string]any) []any
+	// Schema is the kind's OpenAPI v3 schema from schemas/*.schema (nil: not
+	// served, not checked); loadSchemas sets it.
+	Schema map[string]any
 }
 
 // GroupVersion is "group/version", or "version" for the core group.

@@ -78,7 +78,11 @@ func New(o Options) (*Handler, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{opts: o, log: log, res: resources(), byGV: map[string]map[string]*Resource{}, byKind: map[string]*Resource{}}
+	res := resources()
+	if err := loadSchemas(res); err != nil {
+		return nil, err
+	}
+	h := &Handler{opts: o, log: log, res: res, byGV: map[string]map[string]*Resource{}, byKind: map[string]*Resource{}}
 	for _, r := range h.res {
 		gv := r.GroupVersion()
 		if h.byGV[gv] == nil {

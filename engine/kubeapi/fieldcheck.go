@@ -1,0 +1,203 @@
+package kubeapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Field validation directives (the fieldValidation query parameter).
+const (
+	validateStrict = "Strict"
+	validateWarn   = "Warn"
+	validateIgnore = "Ignore"
+)
+
+// checkFields checks a request's object against its kind's schema as
+// kube-apiserver does: a value of the wrong type, or not one of an enum's,
+// is 422 Invalid whatever the directive; unknown fields are refused (Strict), answered with
+// Warning headers (Warn, the default) or let through (Ignore). The server
+// drops nothing: what is not refused is stored as sent.
+func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[string]any) error {
+	directive := r.URL.Query().Get("fieldValidation")
+	switch directive {
+	case "":
+		directive = validateWarn
+	case validateStrict, validateWarn, validateIgnore:
+	default:
+		return errBadRequest("fieldValidation must be one of %q, %q or %q, not %q", validateIgnore, validateWarn, validateStrict, directive)
+	}
+	if res.Schema == nil {
+		return nil
+	}
+	var c fieldChecker
+	c.object(res.Schema, withoutKeptStatus(r, res, obj), "")
+	slices.Sort(c.unknown)
+	// The walk follows map order: sort the causes by field, so a
+	// message is the same every time.
+	slices.SortStableFunc(c.invalid, func(a, b cause) int { return strings.Compare(a.field, b.field) })
+	switch {
+	case len(c.unknown) > 0 && directive == validateStrict:
+		// Decoding fails before the object is validated.
+		parts := make([]string, len(c.unknown))
+		for i, f := range c.unknown {
+			parts[i] = fmt.Sprintf("unknown field %q", f)
+		}
+		return errBadRequest("%s in version %q cannot be handled as a %s: strict decoding error: %s",
+			res.Kind, res.Version, res.Kind, strings.Join(parts, ", "))
+	case len(c.invalid) > 0:
+		md, _ := obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		return errInvalid(res, name, c.invalid...)
+	case directive == validateWarn:
+		for _, f := range c.unknown {
+			w.Header().Add("Warning", fmt.Sprintf(`299 - "unknown field \"%s\""`, f))
+		}
+	}
+	return nil
+}
+
+// withoutKeptStatus is obj without its status when the write keeps the
+// stored status (a kind with the status subresource, written other than
+// through /status): what the server writes, not the client, is not the
+// client's to answer for (kube-apiserver's validation ratchets unchanged
+// fields likewise).
+func withoutKeptStatus(r *http.Request, res *Resource, obj map[string]any) map[string]any {
+	if _, ok := obj["status"]; !ok || !res.Status || strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/status") {
+		return obj
+	}
+	o := maps.Clone(obj)
+	delete(o, "status")
+	return o
+}
+
+// fieldChecker walks an object along a structural schema.
+type fieldChecker struct {
+	unknown []string // paths of fields the schema does not declare
+	invalid []cause  // values of the wrong type or not in the enum
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// value checks v at path against schema s.
+func (c *fieldChecker) value(s map[string]any, v any, path string) {
+	if v == nil || s == nil {
+		return
+	}
+	want, _ := s["type"].(string)
+	if want != "" && !hasType(v, want) {
+		c.invalid = append(c.invalid, cause{field: path, typ: metav1.CauseType("FieldValueTypeInvalid"),
+			msg: fmt.Sprintf("Invalid value: %q: %s in body must be of type %s: %q", jsonType(v), path, want, jsonType(v))})
+		return
+	}
+	if enum, ok := s["enum"].([]any); ok && !inEnum(enum, v) {
+		quoted := make([]string, len(enum))
+		for i, e := range enum {
+			quoted[i] = strconv.Quote(fmt.Sprint(e))
+		}
+		c.invalid = append(c.invalid, cause{field: path, typ: metav1.CauseTypeFieldValueNotSupported,
+			msg: fmt.Sprintf("Unsupported value: %s: supported values: %s", strconv.Quote(fmt.Sprint(v)), strings.Join(quoted, ", "))})
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		c.invalid = append(c.invalid, checkString(s, v, path)...)
+	case float64, json.Number:
+		c.invalid = append(c.invalid, checkNumber(s, v, path)...)
+	case map[string]any:
+		c.object(s, v, path)
+	case []any:
+		c.invalid = append(c.invalid, checkItems(s, len(v), path)...)
+		items, _ := s["items"].(map[string]any)
+		for i, e := range v {
+			c.value(items, e, path+"["+strconv.Itoa(i)+"]")
+		}
+	}
+}
+
+// object checks the fields of o at path against schema s.
+func (c *fieldChecker) object(s map[string]any, o map[string]any, path string) {
+	// x-kubernetes-preserve-unknown-fields: any key, the declared ones
+	// checked.
+	open, _ := s["x-kubernetes-preserve-unknown-fields"].(bool)
+	if path == "metadata" {
+		for k := range o {
+			if !slices.Contains(objectMetaFields, k) {
+				c.unknown = append(c.unknown, join(path, k))
+			}
+		}
+		return
+	}
+	props, _ := s["properties"].(map[string]any)
+	extra, _ := s["additionalProperties"].(map[string]any)
+	for k, v := range o {
+		switch p, ok := props[k].(map[string]any); {
+		case ok:
+			c.value(p, v, join(path, k))
+		case extra != nil:
+			c.value(extra, v, join(path, k))
+		case open || props == nil && s["additionalProperties"] == nil:
+			// An open object, or one whose schema declares nothing
+			// (metadata aside), holds anything.
+		default:
+			c.unknown = append(c.unknown, join(path, k))
+		}
+	}
+	// required is served (kubectl explain marks the fields) but not
+	// enforced yet: see docs/kube-api.md.
+}
+
+// inEnum reports whether the scalar v is one of enum's values (objects
+// and lists are not compared).
+func inEnum(enum []any, v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return slices.ContainsFunc(enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(v) })
+}
+
+// hasType reports whether a decoded JSON value is of an OpenAPI type.
+func hasType(v any, want string) bool {
+	got := jsonType(v)
+	return got == want || (want == "number" && got == "integer")
+}
+
+// jsonType is the OpenAPI type of a decoded JSON value (numbers decode as
+// float64 or json.Number; a whole number, 5.0 too, is an integer, as
+// kube-apiserver's validation takes it).
+func jsonType(v any) string {
+	switch v := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case float64:
+		if v == math.Trunc(v) {
+			return "integer"
+		}
+		return "number"
+	case json.Number:
+		if f, err := v.Float64(); err == nil && f == math.Trunc(f) {
+			return "integer"
+		}
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
