@@ -143,6 +143,12 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	if leader == follower {
 		t.Fatalf("the follower %s became the leader before the kill", follower.Name)
 	}
+	before, _ := watch.snapshot()
+	for _, l := range before[at:] {
+		if strings.HasSuffix(l, " "+string(models.HostStageDone)) {
+			t.Fatalf("the Agent reached stage Done before the leader was killed: %s", l)
+		}
+	}
 	killed := killLeader(t, ctx, r, leader, "while the disk was being written")
 	wall := waitCompleted(t, k, ns)
 	t.Logf("kubectl wait --for=condition=Completed through %s returned %s after the kill", follower.Name, wall)

@@ -16,7 +16,7 @@ type ztp struct {
 	Name         string // the namespace, ClusterDeployment and AgentClusterInstall
 	ControlPlane int
 	Workers      int
-	VIPs         bool             // apiVIP/ingressVIP (multi-node)
+	VIPs         bool              // apiVIP/ingressVIP (multi-node)
 	Nodes        []installbed.Node // an NMStateConfig each
 }
 
