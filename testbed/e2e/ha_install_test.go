@@ -134,7 +134,7 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	agents := agentsByNode(t, k, ns, []installbed.Node{node})
 	approveAgents(t, k, ns, agents, map[string]string{node.Name: "master"})
 	at := watch.await(t, 0, installLimit, "Agent at stage "+string(models.HostStageWritingImageToDisk), func(l string) bool {
-		return strings.HasPrefix(l, "MODIFIED") && strings.Contains(l, agents[node.Name]) && strings.HasSuffix(l, string(models.HostStageWritingImageToDisk))
+		return strings.HasPrefix(l, "MODIFIED") && strings.Contains(l, agents[node.Name]) && strings.HasSuffix(strings.TrimSpace(l), string(models.HostStageWritingImageToDisk))
 	})
 	leader, err = r.Leader(ctx)
 	if err != nil {
@@ -145,7 +145,7 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	}
 	before, _ := watch.snapshot()
 	for _, l := range before[at:] {
-		if strings.HasSuffix(l, " "+string(models.HostStageDone)) {
+		if strings.HasSuffix(strings.TrimSpace(l), " "+string(models.HostStageDone)) {
 			t.Fatalf("the Agent reached stage Done before the leader was killed: %s", l)
 		}
 	}
