@@ -247,4 +247,11 @@ func deleteAll(t *testing.T, k *kubectl, ns, file string) {
 	if out, err := k.run("get", "clusterimageset", installbed.ImageSetName); err == nil || !strings.Contains(err.Error(), "NotFound") {
 		t.Errorf("the ClusterImageSet is still there (%v):\n%s", err, out)
 	}
+	// The controllers' Secrets (the admin credentials) are not in the
+	// file: upstream garbage-collects them with their ClusterDeployment.
+	secrets, _ := k.run("-n", ns, "get", "secrets", "-o", "name")
+	t.Logf("Secrets left in %s after kubectl delete -f: %q", ns, strings.TrimSpace(secrets))
+	if out := k.must("delete", "namespace", ns); strings.TrimSpace(out) != `namespace "`+ns+`" deleted` {
+		t.Errorf("kubectl delete namespace printed %q", out)
+	}
 }
