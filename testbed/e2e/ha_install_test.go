@@ -56,15 +56,16 @@ func haCtl(t *testing.T, r *ha.Rack, args ...string) string {
 // (with the kubeconfig `rackbootctl kubeconfig` prints for the follower's
 // own address) applies the pull secret, ClusterImageSet,
 // ClusterDeployment, AgentClusterInstall (controlPlaneAgents 1), InfraEnv
-// and NMStateConfig there, and starts `kubectl get agents -w` there. The
-// OVMF VM network-boots the InfraEnv's image through the leader's service
-// address; its Agent appears and is approved through the follower; the
+// and NMStateConfig there, and starts `kubectl get agents -w` there and
+// on the other follower. The OVMF VM network-boots the InfraEnv's image
+// through the leader's service address; its Agent appears and is approved through the follower; the
 // installation starts by itself. While the agent writes the OS image to
 // its disk (stage "Writing image to disk"), the leader is killed
 // (SIGKILL): another appliance takes the service address and the
 // controllers, the installation completes, `kubectl wait
-// --for=condition=Completed` on the follower returns, and the watch
-// started before the kill, never restarted, printed the Agent reaching
+// --for=condition=Completed` on the follower returns, and both watches
+// started before the kill (one of them on an appliance that stayed a
+// follower throughout), never restarted, printed the Agent reaching
 // stage Done, a change committed after the kill. The host is installed at
 // stage Done and the installed OS booted and reported its first boot.
 // Last, `kubectl delete -f` through the follower removes every object
@@ -105,22 +106,24 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	follower := r.Nodes[(leader.Index+1)%len(r.Nodes)]
-	kc, err := r.CtlVia(ctx, follower.URL(), "kubeconfig", "--ca-file", filepath.Join(follower.DataDir(), apitls.CertFile))
-	if err != nil {
-		t.Fatal(err)
+	var followers []*ha.Node
+	for _, n := range r.Nodes {
+		if n != leader {
+			followers = append(followers, n)
+		}
 	}
-	k := newKubectl(t, r.Client, kc, ha.ServiceAddr)
-	if !strings.Contains(kc, "server: https://"+follower.Addr.String()+":") {
-		t.Fatalf("the kubeconfig does not name the follower %s:\n%s", follower.Addr, kc)
-	}
+	follower := followers[0]
+	k := followerKubectl(t, r, follower)
 	const ns = "hasno"
 	file := k.file("hasno.yaml", ztp{Name: ns, ControlPlane: 1, Nodes: []installbed.Node{node}}.manifests())
 	k.must("create", "namespace", ns)
 	t.Logf("kubectl apply -f hasno.yaml through the follower %s:\n%s", follower.Name, k.must("apply", "-f", file))
 	k.must("-n", ns, "wait", "--for=condition=ImageCreated", "infraenv/"+installbed.InfraEnvName, "--timeout=5m")
 	id := aciUID(t, k, ns)
+	// A watch on each follower: whichever of them the kill makes the
+	// leader, the other's stays a follower's.
 	watch := k.watch("get", "agents", "-n", ns, "-w", "--output-watch-events")
+	other := followerKubectl(t, r, followers[1]).watch("get", "agents", "-n", ns, "-w", "--output-watch-events")
 	if err := r.Bed.AddTap(ctx, node.Tap, ha.Bridge); err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +143,11 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if leader == follower {
-		t.Fatalf("the follower %s became the leader before the kill", follower.Name)
+	if leader == followers[0] || leader == followers[1] {
+		t.Fatalf("the follower %s became the leader before the kill", leader.Name)
 	}
 	before, _ := watch.snapshot()
+	otherBefore, _ := other.snapshot()
 	for _, l := range before[at:] {
 		if strings.HasSuffix(strings.TrimSpace(l), " "+string(models.HostStageDone)) {
 			t.Fatalf("the Agent reached stage Done before the leader was killed: %s", l)
@@ -153,6 +157,7 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	wall := waitCompleted(t, k, ns)
 	t.Logf("kubectl wait --for=condition=Completed through %s returned %s after the kill", follower.Name, wall)
 	assertWatchSawDone(t, watch, len(before), agents[node.Name])
+	assertWatchSawDone(t, other, len(otherBefore), agents[node.Name])
 	c, err := client.New(client.Config{URL: ha.ServiceURL(), Token: r.Token(), HTTP: r.HTTP(30 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +177,21 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	if out := haCtl(t, r, "get", "clusters"); strings.Contains(out, id) {
 		t.Errorf("the cluster is still there after kubectl delete -f:\n%s", out)
 	}
+}
+
+// followerKubectl is kubectl with the kubeconfig `rackbootctl kubeconfig`
+// prints for follower n's own address (its API certificate as the CA,
+// tls-server-name the service address the certificate names).
+func followerKubectl(t *testing.T, r *ha.Rack, n *ha.Node) *kubectl {
+	t.Helper()
+	kc, err := r.CtlVia(t.Context(), n.URL(), "kubeconfig", "--ca-file", filepath.Join(n.DataDir(), apitls.CertFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(kc, "server: https://"+n.Addr.String()+":") {
+		t.Fatalf("the kubeconfig does not name the follower %s:\n%s", n.Addr, kc)
+	}
+	return newKubectl(t, r.Client, kc, ha.ServiceAddr)
 }
 
 // assertWatchSawDone: the `kubectl get agents -w --output-watch-events`
