@@ -41,7 +41,13 @@ e2e-boot: build
 e2e-install: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestInstallSNO|TestInstallRefusedWhenNotReady' ./testbed/e2e/
 
-# Installation of 3 control-plane hosts and a worker, then a day-2 worker.
+# Issue 10's end-to-end kubectl flow on one appliance: kubectl apply -f of
+# the ZTP kinds (Secret, ClusterImageSet, ClusterDeployment,
+# AgentClusterInstall for 3 control-plane hosts and a worker, InfraEnv,
+# NMStateConfigs), 4 VMs network-boot the InfraEnv's image, their Agents
+# approved with kubectl patch, the install starting by itself, kubectl wait
+# --for=condition=Completed, the admin kubeconfig Secret, then a day-2
+# worker through the REST API and kubectl delete -f through the finalizers.
 e2e-full: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 45m -v -run 'TestInstallFull' ./testbed/e2e/
 
@@ -51,8 +57,10 @@ e2e-bmc: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v -run 'TestBMC' ./testbed/e2e/
 
 # High availability: three rackbootd appliances in their own namespaces
-# (kill -9, cut-off, restart, membership, porcupine), and a VM registering
-# while the leader is killed.
+# (kill -9, cut-off, restart, membership, porcupine), a VM registering
+# while the leader is killed, and the kubectl end-to-end flow of a
+# single-node cluster through a follower, whose kubectl get agents -w
+# outlives the leader killed during the install.
 e2e-ha: build
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 40m -v ./testbed/ha/...
 	RACKBOOT_E2E=1 $(GO) test -count=1 -timeout 30m -v -run 'TestHA' ./testbed/e2e/

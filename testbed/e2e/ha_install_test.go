@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackboot/rackboot/apitls"
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/testbed/coreosimage"
@@ -51,16 +52,27 @@ func haCtl(t *testing.T, r *ha.Rack, args ...string) string {
 	return out
 }
 
-// TestHAKillLeaderDuringInstall: a single-node cluster on a 3-appliance
-// rack, driven with rackbootctl through the service address. While the
-// OVMF VM's agent writes the OS image to its disk (stage "Writing image to
-// disk"), the leader is killed (SIGKILL): another appliance takes the
-// service address and the install controller, the agent's progress reports
-// and the disk image download go on through the address, and the
-// installation completes: the host is installed at stage Done and the
-// installed OS booted and reported its first boot.
+// TestHAKillLeaderDuringInstall: issue 10's end-to-end kubectl flow for a
+// single-node cluster through a FOLLOWER of a 3-appliance rack. kubectl
+// (with the kubeconfig `rackbootctl kubeconfig` prints for the follower's
+// own address) applies the pull secret, ClusterImageSet,
+// ClusterDeployment, AgentClusterInstall (controlPlaneAgents 1), InfraEnv
+// and NMStateConfig there, and starts `kubectl get agents -w` there and
+// on the other follower. The OVMF VM network-boots the InfraEnv's image
+// through the leader's service address; its Agent appears and is approved through the follower; the
+// installation starts by itself. While the agent writes the OS image to
+// its disk (stage "Writing image to disk"), the leader is killed
+// (SIGKILL): another appliance takes the service address and the
+// controllers, the installation completes, `kubectl wait
+// --for=condition=Completed` on the follower returns, and both watches
+// started before the kill (one of them on an appliance that stayed a
+// follower throughout), never restarted, printed the Agent reaching
+// stage Done, a change committed after the kill. The host is installed at
+// stage Done and the installed OS booted and reported its first boot.
+// Last, `kubectl delete -f` through the follower removes every object
+// through the finalizers, and the domain's cluster with them.
 func TestHAKillLeaderDuringInstall(t *testing.T) {
-	requireE2E(t, "gcc", "sgdisk", "mcopy", "objcopy")
+	requireE2E(t, "gcc", "sgdisk", "mcopy", "objcopy", kubectlBin)
 	ctx := t.Context()
 	m := liveMirror(t, ctx)
 	node := installbed.Nodes("hasno", 0, 1)[0]
@@ -91,11 +103,28 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	if _, err := r.WaitVIP(ctx); err != nil {
 		t.Fatal(err)
 	}
-	id := haCreateSNO(t, r, dir, "hasno")
-	c, err := client.New(client.Config{URL: ha.ServiceURL(), Token: r.Token(), HTTP: r.HTTP(30 * time.Second)})
+	leader, err := r.Leader(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var followers []*ha.Node
+	for _, n := range r.Nodes {
+		if n != leader {
+			followers = append(followers, n)
+		}
+	}
+	follower := followers[0]
+	k := followerKubectl(t, r, follower)
+	const ns = "hasno"
+	file := k.file("hasno.yaml", ztp{Name: ns, ControlPlane: 1, Nodes: []installbed.Node{node}}.manifests())
+	k.must("create", "namespace", ns)
+	t.Logf("kubectl apply -f hasno.yaml through the follower %s:\n%s", follower.Name, k.must("apply", "-f", file))
+	k.must("-n", ns, "wait", "--for=condition=ImageCreated", "infraenv/"+installbed.InfraEnvName, "--timeout=5m")
+	id := aciUID(t, k, ns)
+	// A watch on each follower: whichever of them the kill makes the
+	// leader, the other's stays a follower's.
+	watch := k.watch("get", "agents", "-n", ns, "-w", "--output-watch-events")
+	other := followerKubectl(t, r, followers[1]).watch("get", "agents", "-n", ns, "-w", "--output-watch-events")
 	if err := r.Bed.AddTap(ctx, node.Tap, ha.Bridge); err != nil {
 		t.Fatal(err)
 	}
@@ -106,73 +135,80 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 	if err := vm.Await(ctx, installbed.AgentStartRE, installbed.BootLimit); err != nil {
 		t.Fatal(err)
 	}
-	haDiscover(t, r, c, id, node.Name)
-	out := haCtl(t, r, "install", "hasno")
-	t.Logf("rackbootctl install hasno: %s", strings.TrimSpace(out))
-	if _, err := installbed.WaitHosts(ctx, c, id, installLimit, func(hs []*client.Host) bool {
-		return len(hs) == 1 && hs[0].Progress != nil && hs[0].Progress.CurrentStage == models.HostStageWritingImageToDisk
-	}); err != nil {
-		t.Fatal(err)
-	}
-	leader, err := r.Leader(ctx)
+	agents := agentsByNode(t, k, ns, []installbed.Node{node})
+	approveAgents(t, k, ns, agents, map[string]string{node.Name: "master"})
+	at := watch.await(t, 0, installLimit, "Agent at stage "+string(models.HostStageWritingImageToDisk), func(l string) bool {
+		return strings.HasPrefix(l, "MODIFIED") && strings.Contains(l, agents[node.Name]) && strings.HasSuffix(strings.TrimSpace(l), string(models.HostStageWritingImageToDisk))
+	})
+	leader, err = r.Leader(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	killed := killLeader(t, ctx, r, leader, "while the disk was being written")
-	if _, err := installbed.WaitCluster(ctx, c, id, installLimit, "installed"); err != nil {
-		t.Fatalf("%v\n%s", err, haCtl(t, r, "describe", "cluster", id))
+	if leader == followers[0] || leader == followers[1] {
+		t.Fatalf("the follower %s became the leader before the kill", leader.Name)
 	}
-	t.Logf("installed %s after the kill", time.Since(killed).Round(time.Second))
+	before, _ := watch.snapshot()
+	otherBefore, _ := other.snapshot()
+	for _, l := range before[at:] {
+		if strings.HasSuffix(strings.TrimSpace(l), " "+string(models.HostStageDone)) {
+			t.Fatalf("the Agent reached stage Done before the leader was killed: %s", l)
+		}
+	}
+	killed := killLeader(t, ctx, r, leader, "while the disk was being written")
+	wall := waitCompleted(t, k, ns)
+	t.Logf("kubectl wait --for=condition=Completed through %s returned %s after the kill", follower.Name, wall)
+	assertWatchSawDone(t, watch, len(before), agents[node.Name])
+	assertWatchSawDone(t, other, len(otherBefore), agents[node.Name])
+	c, err := client.New(client.Config{URL: ha.ServiceURL(), Token: r.Token(), HTTP: r.HTTP(30 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	hs, err := installbed.HostsOf(ctx, c, id)
 	if err != nil || len(hs) != 1 || hs[0].Status != "installed" || hs[0].Progress == nil || hs[0].Progress.CurrentStage != models.HostStageDone {
 		t.Fatalf("hosts %s (%v), want one installed at stage Done", installbed.Summary(hs), err)
 	}
-	console := vm.Console()
-	for _, want := range []string{installbed.MarkerOSBoot, installbed.MarkerFirstBootDone} {
-		if !strings.Contains(console, want) {
-			t.Errorf("the installed system never printed %q", want)
+	t.Logf("installed %s after the kill", time.Since(killed).Round(time.Second))
+	if err := vm.AwaitCount(ctx, installbed.MarkerFirstBootDone, 1, 2*time.Minute); err != nil {
+		t.Errorf("the installed system's first boot did not report Done: %v", err)
+	}
+	if !strings.Contains(vm.Console(), installbed.MarkerOSBoot) {
+		t.Errorf("the installed system never printed %q", installbed.MarkerOSBoot)
+	}
+	deleteAll(t, k, ns, file)
+	if out := haCtl(t, r, "get", "clusters"); strings.Contains(out, id) {
+		t.Errorf("the cluster is still there after kubectl delete -f:\n%s", out)
+	}
+}
+
+// followerKubectl is kubectl with the kubeconfig `rackbootctl kubeconfig`
+// prints for follower n's own address (its API certificate as the CA,
+// tls-server-name the service address the certificate names).
+func followerKubectl(t *testing.T, r *ha.Rack, n *ha.Node) *kubectl {
+	t.Helper()
+	kc, err := r.CtlVia(t.Context(), n.URL(), "kubeconfig", "--ca-file", filepath.Join(n.DataDir(), apitls.CertFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(kc, "server: https://"+n.Addr.String()+":") {
+		t.Fatalf("the kubeconfig does not name the follower %s:\n%s", n.Addr, kc)
+	}
+	return newKubectl(t, r.Client, kc, ha.ServiceAddr)
+}
+
+// assertWatchSawDone: the `kubectl get agents -w --output-watch-events`
+// started before the kill is still running and printed, after its first
+// from lines, the Agent at stage Done (its Stage column).
+func assertWatchSawDone(t *testing.T, w *watchLog, from int, agent string) {
+	t.Helper()
+	lines, ended := w.snapshot()
+	if ended {
+		t.Errorf("kubectl get agents -w ended")
+	}
+	for _, l := range lines[from:] {
+		f := strings.Fields(l)
+		if len(f) >= 3 && f[0] == "MODIFIED" && f[1] == agent && f[len(f)-1] == string(models.HostStageDone) {
+			return
 		}
 	}
-}
-
-// haCreateSNO creates a single-node cluster installing the bed's image set
-// and the infra-env bound to it, with rackbootctl through the service
-// address; it returns the cluster's ID.
-func haCreateSNO(t *testing.T, r *ha.Rack, dir, name string) string {
-	t.Helper()
-	ps, key := filepath.Join(dir, "pull-secret.json"), filepath.Join(dir, "id_ed25519.pub")
-	if err := os.WriteFile(ps, []byte(installbed.PullSecret), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(key, []byte(installbed.SSHKey+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := haCtl(t, r, "create", "cluster", "--name", name, "--version", "4.16", "--base-domain", installbed.BaseDomain,
-		"--image-set", installbed.ImageSetName, "--machine-network", installbed.MachineNetwork, "--cluster-network", "10.128.0.0/14",
-		"--service-network", "172.30.0.0/16", "--pull-secret-file", ps, "--ssh-key-file", key, "--sno")
-	id, ok := strings.CutSuffix(strings.TrimSpace(out), " created")
-	id, ok2 := strings.CutPrefix(id, "cluster/")
-	if !ok || !ok2 {
-		t.Fatalf("create cluster printed %q", out)
-	}
-	haCtl(t, r, "create", "infra-env", "--name", installbed.InfraEnvName, "--cluster", id,
-		"--cpu-arch", "x86_64", "--pull-secret-file", ps, "--ssh-key-file", key)
-	return id
-}
-
-// haDiscover waits until the host registered with its inventory, approves
-// it and makes it the master, and waits until the cluster is ready.
-func haDiscover(t *testing.T, r *ha.Rack, c *client.Client, id, host string) {
-	t.Helper()
-	ctx := t.Context()
-	if _, err := installbed.WaitHosts(ctx, c, id, discoveredLimit, func(hs []*client.Host) bool {
-		return len(hs) == 1 && hs[0].Inventory != ""
-	}); err != nil {
-		t.Fatal(err)
-	}
-	haCtl(t, r, "approve", "host", host)
-	haCtl(t, r, "patch", "host", host, "--role", "master")
-	if _, err := installbed.WaitCluster(ctx, c, id, discoveredLimit, "ready"); err != nil {
-		t.Fatalf("%v\n%s", err, haCtl(t, r, "describe", "cluster", id))
-	}
+	t.Errorf("kubectl get agents -w printed no MODIFIED %s ... Done after the kill; after it:\n%s", agent, strings.Join(lines[from:], "\n"))
 }

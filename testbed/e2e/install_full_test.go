@@ -2,33 +2,49 @@ package e2e
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rackboot/rackboot/apitls"
 	"github.com/rackboot/rackboot/cmd/rackbootctl/client"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/testbed/e2e/installbed"
 )
 
-// TestInstallFull: three control-plane VMs and a worker, booted two at a
-// time, installed with rackbootctl into a cluster with VIPs whose role
-// Ignition comes from the openshift-install stand-in (which also makes the
-// credentials). Every host is installed at stage Done, each installed
-// system applied its role's config, and the kubeconfig and kubeadmin
-// password download. Then day 2: the cluster is opened to workers, a fifth
-// VM boots from the same infra-env, is approved and installed with
-// `rackbootctl install host`, and joins as added-to-existing-cluster with
-// its first boot reporting Done.
+// TestInstallFull: three control-plane VMs and a worker installed the way
+// the operators' own YAML and kubectl do it (issue 10's end-to-end flow):
+// `kubectl apply -f` of a pull secret Secret, ClusterImageSet,
+// ClusterDeployment, AgentClusterInstall (controlPlaneAgents 3,
+// workerAgents 1, VIPs), InfraEnv and an NMStateConfig per VM, with the
+// kubeconfig `rackbootctl kubeconfig` prints; the VMs, booted two at a
+// time, network-boot the InfraEnv's image (rackbootd's DHCP and iPXE; the
+// config's default_infra_env names the InfraEnv) and their Agents appear;
+// they are approved with `kubectl patch`; the installation starts by
+// itself (nothing asks for it), with the openshift-install stand-in's role
+// Ignition and credentials; `kubectl wait --for=condition=Completed`
+// returns; every host is installed at stage Done (rackbootctl and the
+// consoles) and the ClusterDeployment's admin kubeconfig and password
+// Secrets are readable with kubectl. Then day 2 through the REST API: the
+// cluster is opened to workers, a fifth VM boots from the same infra-env,
+// is approved and installed with `rackbootctl install host`, and joins as
+// added-to-existing-cluster. Last, `kubectl delete -f` removes every
+// object through the finalizers, and the domain's cluster with them.
 func TestInstallFull(t *testing.T) {
+	requireE2E(t, kubectlBin)
 	nodes := append(installbed.Nodes("master", 0, 3), installbed.Nodes("worker", 3, 2)...)
 	day1, day2 := nodes[:4], nodes[4]
 	bed := newInstallBed(t, nodes, installbed.GeneratorOpenShiftInstall)
 	ctx := t.Context()
-	id, err := bed.CreateCluster(ctx, "full", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := newKubectl(t, bed.NS, bedCtl(t, bed, "kubeconfig", "--ca-file", filepath.Join(bed.Dir, "state", apitls.CertFile)), "")
+	const ns = "full"
+	z := ztp{Name: ns, ControlPlane: 3, Workers: 1, VIPs: true, Nodes: day1}
+	file := k.file("full.yaml", z.manifests())
+	k.must("create", "namespace", ns)
+	t.Logf("kubectl apply -f full.yaml:\n%s", k.must("apply", "-f", file))
+	k.must("-n", ns, "wait", "--for=condition=ImageCreated", "infraenv/"+installbed.InfraEnvName, "--timeout=5m")
+	id := aciUID(t, k, ns)
 	roles := map[string]string{}
 	for _, n := range nodes {
 		roles[n.Name], _, _ = strings.Cut(n.Name, "-")
@@ -37,17 +53,27 @@ func TestInstallFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	discover(t, bed, id, day1, roles)
-	if _, err := installbed.WaitCluster(ctx, bedAPI(t, bed), id, discoveredLimit, "ready"); err != nil {
-		t.Fatalf("%v\n%s", err, bedCtl(t, bed, "describe", "cluster", id))
+	agents := agentsByNode(t, k, ns, day1)
+	approveAgents(t, k, ns, agents, roles)
+	wall := waitCompleted(t, k, ns)
+	t.Logf("approved with kubectl → kubectl wait --for=condition=Completed returned after %s", wall)
+	cl, err := installbed.WaitCluster(ctx, bedAPI(t, bed), id, time.Minute, "installed")
+	if err != nil {
+		t.Fatal(err)
 	}
-	cl, wall := install(t, bed, id, "full")
-	t.Logf("rackbootctl install full → installed in %s", wall)
 	assertBootstrap(t, cl)
 	assertInstalled(t, bed, id, vms, roles)
-	assertCredentials(t, bed, id)
+	assertKubeCredentials(t, k, ns)
+	assertInstallConfig(t, bed, id, ns)
 	timeline(t, bed, id, "Three control-plane nodes and a worker (TestInstallFull)", vms, wall)
 	addDay2Worker(t, ctx, bed, id, day2)
+	deleteAll(t, k, ns, file)
+	if out := bedCtl(t, bed, "get", "clusters"); strings.Contains(out, id) {
+		t.Errorf("the cluster is still there after kubectl delete -f:\n%s", out)
+	}
+	if hs, err := installbed.HostsOf(ctx, bedAPI(t, bed), id); err != nil || len(hs) != 0 {
+		t.Errorf("hosts left after kubectl delete -f: %s (%v)", installbed.Summary(hs), err)
+	}
 }
 
 // assertBootstrap: exactly one master bootstraps.
@@ -67,24 +93,35 @@ func assertBootstrap(t *testing.T, cl *client.Cluster) {
 	}
 }
 
-// assertCredentials: the stand-in's kubeconfig and kubeadmin password
-// download with rackbootctl, to a 0600 file and to a pipe.
-func assertCredentials(t *testing.T, bed *installbed.Bed, id string) {
+// assertKubeCredentials: the ClusterDeployment is installed and names
+// the admin kubeconfig and password Secrets, which kubectl reads: the
+// stand-in's kubeconfig for the cluster's API and a kubeadmin password.
+func assertKubeCredentials(t *testing.T, k *kubectl, ns string) {
 	t.Helper()
-	kc := bed.Dir + "/kubeconfig"
-	if out := bedCtl(t, bed, "download", "credentials", "kubeconfig", "--cluster", "full", "-o", kc); out != "" {
-		t.Errorf("download -o printed %q", out)
+	cd := k.must("-n", ns, "get", "clusterdeployment", ns, "-o",
+		`jsonpath={.spec.installed} {.spec.clusterMetadata.adminKubeconfigSecretRef.name} {.spec.clusterMetadata.adminPasswordSecretRef.name}`)
+	if want := "true " + ns + "-admin-kubeconfig " + ns + "-admin-password"; cd != want {
+		t.Errorf("ClusterDeployment installed/kubeconfig/password: %q, want %q", cd, want)
 	}
-	b := readFile(t, kc)
-	if !strings.Contains(b, "server: https://api.full."+installbed.BaseDomain+":6443") || !strings.Contains(b, "current-context: admin") {
-		t.Errorf("kubeconfig:\n%s", b)
+	kc := secretValue(t, k, ns, ns+"-admin-kubeconfig", "kubeconfig")
+	if !strings.Contains(kc, "server: https://api."+ns+"."+installbed.BaseDomain+":6443") || !strings.Contains(kc, "current-context: admin") {
+		t.Errorf("the admin kubeconfig Secret:\n%s", kc)
 	}
-	pw := bedCtl(t, bed, "download", "credentials", "kubeadmin-password", "--cluster", id)
-	if len(strings.TrimSpace(pw)) < 16 {
-		t.Errorf("kubeadmin-password %q is too short", pw)
+	if u := secretValue(t, k, ns, ns+"-admin-password", "username"); u != "kubeadmin" {
+		t.Errorf("admin password Secret username %q", u)
 	}
+	if pw := secretValue(t, k, ns, ns+"-admin-password", "password"); len(strings.TrimSpace(pw)) < 16 {
+		t.Errorf("kubeadmin password %q is too short", pw)
+	}
+}
+
+// assertInstallConfig: the install-config.yaml the AgentClusterInstall
+// made (rackbootctl download files) has the cluster's name, base domain,
+// three control-plane replicas and the API VIP.
+func assertInstallConfig(t *testing.T, bed *installbed.Bed, id, name string) {
+	t.Helper()
 	ic := bedCtl(t, bed, "download", "files", "install-config.yaml", "--cluster", id)
-	for _, want := range []string{"baseDomain: " + installbed.BaseDomain, "  name: full", "replicas: 3", installbed.APIVIP} {
+	for _, want := range []string{"baseDomain: " + installbed.BaseDomain, "  name: " + name, "replicas: 3", installbed.APIVIP} {
 		if !strings.Contains(ic, want) {
 			t.Errorf("install-config.yaml lacks %q:\n%s", want, ic)
 		}
