@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -197,6 +198,34 @@ func TestClusterDeploymentController(t *testing.T) {
 		_, h := m.Host(hostID)
 		_, _, a := agentOf(m)
 		return !aci && !c && !h && !a
+	})
+
+	// The admin Secrets are the ClusterDeployment's (ownerReferences, as
+	// upstream's): they outlive the ACI and go with the ClusterDeployment.
+	cdRef := engine.ObjectRef{Group: "hive.openshift.io", Kind: "ClusterDeployment", Namespace: "ns", Name: "c1"}
+	kcRef := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "c1-admin-kubeconfig"}
+	pwRef := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "c1-admin-password"}
+	s.Read(func(m *engine.Model) {
+		cd, _ := m.Object(cdRef.Key())
+		for _, ref := range []engine.ObjectRef{kcRef, pwRef} {
+			o, ok := m.Object(ref.Key())
+			var b struct {
+				Metadata struct {
+					OwnerReferences []struct{ APIVersion, Kind, Name, UID string }
+				}
+			}
+			_ = json.Unmarshal(o.Body, &b)
+			want := []struct{ APIVersion, Kind, Name, UID string }{{"hive.openshift.io/v1", "ClusterDeployment", "c1", cd.UID}}
+			if !ok || !reflect.DeepEqual(b.Metadata.OwnerReferences, want) {
+				t.Errorf("Secret %s (exists %v) after the ACI went: ownerReferences %+v, want %+v", ref.Name, ok, b.Metadata.OwnerReferences, want)
+			}
+		}
+	})
+	apply(t, s, &engine.DeleteObject{Ref: cdRef})
+	waitFor(t, s, "the admin Secrets gone with their ClusterDeployment", func(m *engine.Model) bool {
+		_, kc := m.Object(kcRef.Key())
+		_, pw := m.Object(pwRef.Key())
+		return !kc && !pw
 	})
 }
 

@@ -44,13 +44,13 @@ func credentials(ctx context.Context, o Options, in install) error {
 	kcName, pwName := cd+"-admin-kubeconfig", cd+"-admin-password"
 	md := map[string]any{"clusterID": c.ID, "infraID": c.ID}
 	if len(kc) > 0 { // a generator of user configs makes none
-		if err := putSecret(ctx, o, ns, kcName, map[string][]byte{"kubeconfig": kc}); err != nil {
+		if err := putSecret(ctx, o, in.cd, kcName, map[string][]byte{"kubeconfig": kc}); err != nil {
 			return err
 		}
 		md["adminKubeconfigSecretRef"] = map[string]any{"name": kcName}
 	}
 	if len(pw) > 0 {
-		if err := putSecret(ctx, o, ns, pwName, map[string][]byte{"username": []byte("kubeadmin"), "password": pw}); err != nil {
+		if err := putSecret(ctx, o, in.cd, pwName, map[string][]byte{"username": []byte("kubeadmin"), "password": pw}); err != nil {
 			return err
 		}
 		md["adminPasswordSecretRef"] = map[string]any{"name": pwName}
@@ -80,9 +80,12 @@ func credentials(ctx context.Context, o Options, in install) error {
 	return nil
 }
 
-// putSecret creates (or replaces) the Opaque Secret ns/name with data,
-// each value sealed under its name and key.
-func putSecret(ctx context.Context, o Options, ns, name string, data map[string][]byte) error {
+// putSecret creates (or replaces) the Opaque Secret name in owner's
+// namespace with data, each value sealed under its name and key, owned by
+// owner (the ClusterDeployment) as upstream's are: deleting the owner
+// deletes it (deleteOwned).
+func putSecret(ctx context.Context, o Options, owner engine.Object, name string, data map[string][]byte) error {
+	ns := owner.Namespace
 	ref := engine.ObjectRef{Kind: "Secret", Namespace: ns, Name: name}
 	sealed := map[string]string{}
 	for k, v := range data {
@@ -92,7 +95,9 @@ func putSecret(ctx context.Context, o Options, ns, name string, data map[string]
 		}
 		sealed[k] = base64.StdEncoding.EncodeToString(b)
 	}
-	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"name": name, "namespace": ns},
+	owners := []ownerReference{{APIVersion: owner.Group + "/" + versionHive, Kind: owner.Kind, Name: owner.Name,
+		UID: owner.UID, Controller: true, BlockOwnerDeletion: true}}
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"name": name, "namespace": ns, "ownerReferences": owners},
 		"type": "Opaque", "data": sealed})
 	if err != nil {
 		return err
@@ -111,4 +116,57 @@ func putSecret(ctx context.Context, o Options, ns, name string, data map[string]
 		return fmt.Errorf("Secret %s/%s: %w", ns, name, err)
 	}
 	return nil
+}
+
+// versionHive is the version of hive.openshift.io's kinds.
+const versionHive = "v1"
+
+// ownerReference is metadata.ownerReferences' item.
+type ownerReference struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	Controller         bool   `json:"controller,omitempty"`
+	BlockOwnerDeletion bool   `json:"blockOwnerDeletion,omitempty"`
+}
+
+// collectSecrets deletes the Secrets whose owning ClusterDeployment is
+// gone (or is another object of that name now): what Kubernetes' garbage
+// collector does to upstream's admin kubeconfig and password Secrets when
+// their ClusterDeployment is deleted, in whatever order `kubectl delete -f`
+// deletes the ClusterDeployment and its AgentClusterInstall.
+func collectSecrets(ctx context.Context, o Options) {
+	var orphans []engine.Object
+	o.Store.Read(func(m *engine.Model) {
+		for obj := range m.Objects("", "Secret", "") {
+			for _, r := range ownersOf(obj) {
+				if r.Kind != kindCD {
+					continue
+				}
+				cd, ok := m.Object(engine.ObjectRef{Group: groupHive, Kind: kindCD, Namespace: obj.Namespace, Name: r.Name}.Key())
+				if !ok || cd.UID != r.UID {
+					orphans = append(orphans, obj)
+					break
+				}
+			}
+		}
+	})
+	for _, obj := range orphans {
+		_, err := o.Store.Apply(ctx, &engine.DeleteObject{Ref: obj.ObjectRef, IfRevision: obj.Revision})
+		if err != nil && !errors.Is(err, engine.ErrNotFound) && !errors.Is(err, engine.ErrConflict) && ctx.Err() == nil {
+			o.Log.Warn("Secret of a deleted ClusterDeployment not deleted", "name", obj.Namespace+"/"+obj.Name, "err", err)
+		}
+	}
+}
+
+// ownersOf is obj's metadata.ownerReferences.
+func ownersOf(obj engine.Object) []ownerReference {
+	var b struct {
+		Metadata struct {
+			OwnerReferences []ownerReference `json:"ownerReferences"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(obj.Body, &b)
+	return b.Metadata.OwnerReferences
 }
