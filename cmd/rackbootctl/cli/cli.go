@@ -145,6 +145,10 @@ func (a *app) parse(fs *flag.FlagSet, args []string, synopsis string) ([]string,
 				fs.PrintDefaults()
 				return nil, err
 			}
+			if strings.Contains(err.Error(), "flag provided but not defined") {
+				// e.g. a signing key's id (base64url) that starts with "-"
+				return nil, usageError("%s: %v (an argument that starts with \"-\" goes after --)", fs.Name(), err)
+			}
 			return nil, usageError("%s: %v", fs.Name(), err)
 		}
 		args = fs.Args()

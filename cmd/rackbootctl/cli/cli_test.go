@@ -230,10 +230,14 @@ func TestSigningKeys(t *testing.T) {
 	if second == "" || second == first || len(kids) != 2 {
 		t.Fatalf("after rotate: %v, active %q", kids, second)
 	}
-	if res := r.run("signing-keys", "retire", second); res.code != cli.ExitError || !strings.Contains(res.stderr, "active") {
+	// A kid is base64url, so it may start with "-": it goes after --.
+	if res := r.run("signing-keys", "retire", "--", second); res.code != cli.ExitError || !strings.Contains(res.stderr, "active") {
 		t.Errorf("retiring the active key: %+v", res)
 	}
-	if _, kids := active(r.ok("signing-keys", "retire", first)); len(kids) != 1 || kids[0] != second {
+	if res := r.run("signing-keys", "retire", "-"+second); res.code != cli.ExitUsage || !strings.Contains(res.stderr, `goes after --`) {
+		t.Errorf("a kid starting with - not after --: %+v", res)
+	}
+	if _, kids := active(r.ok("signing-keys", "retire", "--", first)); len(kids) != 1 || kids[0] != second {
 		t.Fatalf("after retire: %v", kids)
 	}
 	if res := r.run("signing-keys", "spin"); res.code != cli.ExitUsage {

@@ -11,7 +11,7 @@ import (
 // signing keys (kids only, the active one marked), a rotation, or a
 // retirement.
 func (a *app) signingKeys(ctx context.Context, args []string) error {
-	const usage = "signing-keys [rotate | retire KID]"
+	const usage = "signing-keys [rotate | retire [--] KID]"
 	pos, err := a.parse(a.flagSet("signing-keys"), args, usage)
 	if err != nil {
 		return err
