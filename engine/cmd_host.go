@@ -93,6 +93,8 @@ type HostPatch struct {
 	HostTime           *int64          `json:"timestamp,omitempty"`
 	IgnitionOverride   *string         `json:"ignition_config_overrides,omitempty"`
 	DisksInfo          json.RawMessage `json:"disks_info,omitempty"`
+	// InstallerArgs is a JSON array of strings ("" removes them).
+	InstallerArgs *string `json:"installer_args,omitempty"`
 }
 
 // UpdateHost changes fields of a host. InfraEnvID, when set, must be the
@@ -132,6 +134,7 @@ func (c *UpdateHost) apply(tx *Tx) (any, error) {
 	set(&h.HostTime, p.HostTime)
 	set(&h.IgnitionOverride, p.IgnitionOverride)
 	setRaw(&h.DisksInfo, p.DisksInfo)
+	set(&h.InstallerArgs, p.InstallerArgs)
 	tx.putHost(&h)
 	tx.hostEvent(c.Event, h)
 	return h, nil

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/rackboot/rackboot/apitls"
 	"github.com/rackboot/rackboot/engine/auth"
 )
 
@@ -45,4 +46,24 @@ func refuse(w http.ResponseWriter, reason string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"code": "403", "href": "", "id": http.StatusForbidden, "kind": "Error", "reason": reason,
 	})
+}
+
+// httpsOnly refuses a request that came over plain HTTP from anywhere but
+// loopback: the Kubernetes-compatible API carries the admin token and
+// Secrets, which do not cross the network in clear (kubectl, with the
+// kubeconfig rackbootctl prints, speaks HTTPS on the same port). The
+// answer is a Status kubectl prints as it prints a kube-apiserver's.
+type httpsOnly struct{ next http.Handler }
+
+func (h httpsOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !apitls.IsTLS(r) && !loopbackPeer(r) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{}, "status": "Failure", "reason": "Forbidden", "code": http.StatusForbidden,
+			"message": "the Kubernetes-compatible API is served over HTTPS only, but on loopback: use https://" + r.Host + " (rackbootctl kubeconfig)",
+		})
+		return
+	}
+	h.next.ServeHTTP(w, r)
 }

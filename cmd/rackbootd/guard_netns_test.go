@@ -42,7 +42,8 @@ admin_remote = %v
 // when given, receives the body instead.
 func curlIn(t *testing.T, ns *netns.NS, url string, header string, out ...string) (int, string) {
 	t.Helper()
-	args := []string{"-sS", "-w", "\n%{http_code}", "--max-time", "20"}
+	// -k: the API certificate is the appliance's self-signed one
+	args := []string{"-sS", "-k", "-w", "\n%{http_code}", "--max-time", "20"}
 	if header != "" {
 		args = append(args, "-H", header)
 	}
@@ -125,6 +126,18 @@ func TestAdminTokenLoopbackOnly(t *testing.T) {
 	d.waitNote("READY=1")
 	if code, body := curlIn(t, tb.client, remote+"/infra-envs/"+id, "Authorization: Bearer "+token); code != http.StatusOK {
 		t.Errorf("admin from the network with admin_remote = true: %d %s", code, body)
+	}
+	// The Kubernetes-compatible API is HTTPS only from the network (the
+	// same port), plain HTTP on loopback.
+	if code, body := curlIn(t, tb.client, "http://10.99.0.1:8080/api/v1/namespaces", "Authorization: Bearer "+token); code != http.StatusForbidden ||
+		!strings.Contains(body, `"reason":"Forbidden"`) || !strings.Contains(body, "HTTPS only") {
+		t.Errorf("kube API over plain HTTP from the network: %d %s; want a 403 Status saying HTTPS only", code, body)
+	}
+	if code, body := curlIn(t, tb.client, "https://10.99.0.1:8080/api/v1/namespaces", "Authorization: Bearer "+token); code != http.StatusOK {
+		t.Errorf("kube API over HTTPS from the network: %d %s", code, body)
+	}
+	if code, body := curlIn(t, tb.server, "http://127.0.0.1:8080/api/v1/namespaces", "Authorization: Bearer "+token); code != http.StatusOK {
+		t.Errorf("kube API over plain HTTP on loopback: %d %s", code, body)
 	}
 	d.stop()
 }

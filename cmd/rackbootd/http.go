@@ -68,6 +68,7 @@ func (d *daemon) newHTTP() error {
 	d.http = &http.Server{
 		Handler:           reg.Instrument(mux),
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       apitls.ConnContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}

@@ -34,7 +34,7 @@ func (d *daemon) mountKube(mux *http.ServeMux) {
 	if d.kube == nil {
 		return
 	}
-	guarded := adminGuard{next: d.kube, token: d.apiOpts.AdminToken, remote: d.cfg.API.AdminRemote}
+	guarded := httpsOnly{next: adminGuard{next: d.kube, token: d.apiOpts.AdminToken, remote: d.cfg.API.AdminRemote}}
 	for _, p := range kubeapi.Paths {
 		mux.Handle(p, guarded)
 	}

@@ -31,7 +31,7 @@ func hostSpec(h engine.Host) agentSpec {
 		role = "auto-assign"
 	}
 	return agentSpec{Approved: h.Approved, Role: role, Hostname: h.RequestedHostname,
-		InstallationDiskID: h.InstallationDiskID, IgnitionConfigOverrides: h.IgnitionOverride}
+		InstallationDiskID: h.InstallationDiskID, IgnitionConfigOverrides: h.IgnitionOverride, InstallerArgs: h.InstallerArgs}
 }
 
 // agentPair is a host registered from an InfraEnv's infra-env, its
@@ -87,6 +87,9 @@ type agentSpec struct {
 	Hostname                string `json:"hostname,omitempty"`
 	InstallationDiskID      string `json:"installation_disk_id,omitempty"`
 	IgnitionConfigOverrides string `json:"ignitionConfigOverrides,omitempty"`
+	// InstallerArgs is a JSON array of coreos-installer flags, as
+	// upstream's Agent spec holds it.
+	InstallerArgs string `json:"installerArgs,omitempty"`
 }
 
 func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
@@ -136,6 +139,7 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 		sp["approved"], sp["role"], sp["hostname"] = host.Approved, host.Role, host.Hostname
 		setOrDrop(sp, "installation_disk_id", host.InstallationDiskID)
 		setOrDrop(sp, "ignitionConfigOverrides", host.IgnitionConfigOverrides)
+		setOrDrop(sp, "installerArgs", host.InstallerArgs)
 		body["spec"] = sp
 		synced = host
 	}
@@ -193,13 +197,26 @@ func toHost(ctx context.Context, o Options, h engine.Host, s agentSpec) error {
 	if s.IgnitionConfigOverrides != cur.IgnitionConfigOverrides {
 		p.IgnitionConfigOverrides, changed = &s.IgnitionConfigOverrides, true
 	}
-	if !changed {
-		return nil
+	if changed {
+		if err := o.Domain.UpdateHost(ctx, h.ID, p); err != nil {
+			return fmt.Errorf("update host: %w", err)
+		}
 	}
-	if err := o.Domain.UpdateHost(ctx, h.ID, p); err != nil {
-		return fmt.Errorf("update host: %w", err)
+	if s.InstallerArgs != cur.InstallerArgs {
+		var args []string
+		if s.InstallerArgs != "" {
+			if err := json.Unmarshal([]byte(s.InstallerArgs), &args); err != nil {
+				return inputErr("spec.installerArgs is not a JSON array of strings: %v", err)
+			}
+		}
+		if err := o.Domain.SetInstallerArgs(ctx, h.ID, args); err != nil {
+			return fmt.Errorf("update host installer args: %w", err)
+		}
+		changed = true
 	}
-	o.Log.Info("Agent spec taken to the host", "host", h.ID, "infra_env", h.InfraEnvID)
+	if changed {
+		o.Log.Info("Agent spec taken to the host", "host", h.ID, "infra_env", h.InfraEnvID)
+	}
 	return nil
 }
 

@@ -30,6 +30,9 @@ type Domain interface {
 	UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error
 	PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error
 	UpdateHost(ctx context.Context, id string, p models.HostUpdateParams) error
+	// SetInstallerArgs sets host id's installer_args (bad input wraps
+	// engine.ErrInvalid and writes nothing).
+	SetInstallerArgs(ctx context.Context, id string, args []string) error
 	BindHost(ctx context.Context, hostID, clusterID string) error
 	InstallCluster(ctx context.Context, id string) error
 	DeleteCluster(ctx context.Context, id string) error

@@ -236,4 +236,31 @@ func TestAgentOverridesToHost(t *testing.T) {
 			t.Errorf("the refused override reached the host: %q", h.IgnitionOverride)
 		}
 	})
+
+	// spec.installerArgs (a JSON array, as upstream's Agent holds it) is
+	// the host's installer_args; a flag upstream's installer does not take
+	// is SpecSynced InputError and leaves the host as it was.
+	setSpec("ignitionConfigOverrides", good)
+	setSpec("installerArgs", `["--append-karg","nosmt"]`)
+	waitFor(t, s, "the installer args on the host", func(m *engine.Model) bool {
+		h, _ := m.Host(hostID)
+		return h.InstallerArgs == `["--append-karg","nosmt"]`
+	})
+	setSpec("installerArgs", `["--image-url","http://elsewhere"]`)
+	waitFor(t, s, "SpecSynced InputError for installerArgs", func(m *engine.Model) bool {
+		_, b, _ := agentOf(m)
+		st, _ := b["status"].(map[string]any)
+		conds, _ := st["conditions"].([]any)
+		if len(conds) == 0 {
+			return false
+		}
+		c := conds[0].(map[string]any)
+		return c["type"] == "SpecSynced" && c["status"] == "False" && c["reason"] == "InputError" &&
+			strings.Contains(c["message"].(string), `"--image-url" is not an allowed coreos-installer flag`)
+	})
+	s.Read(func(m *engine.Model) {
+		if h, _ := m.Host(hostID); h.InstallerArgs != `["--append-karg","nosmt"]` {
+			t.Errorf("refused installer args reached the host: %q", h.InstallerArgs)
+		}
+	})
 }

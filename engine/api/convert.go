@@ -121,7 +121,7 @@ func (s *server) hostOut(h engine.Host) *models.APIHost {
 	if h.Progress.CurrentStage != "" || slices.Contains(engine.HostInstalling(), h.Status) {
 		out.ProgressStages = engine.InstallStages()
 	}
-	out.Bootstrap, out.IgnitionConfigOverrides = h.Bootstrap, h.IgnitionOverride
+	out.Bootstrap, out.IgnitionConfigOverrides, out.InstallerArgs = h.Bootstrap, h.IgnitionOverride, h.InstallerArgs
 	if h.Day2 {
 		out.Kind = models.HostKindAddToExistingClusterHost
 	}

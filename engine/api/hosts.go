@@ -75,6 +75,20 @@ func (s *server) updateHost(w http.ResponseWriter, r *http.Request, _ auth.Princ
 	return s.writeHost(w, http.StatusCreated, ie, id)
 }
 
+// updateHostInstallerArgs is upstream's V2UpdateHostInstallerArgs: the
+// host's installer_args, answered with the host.
+func (s *server) updateHostInstallerArgs(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
+	ie, id := r.PathValue("infra_env_id"), r.PathValue("host_id")
+	var p models.InstallerArgsParams
+	if err := decode(w, r, maxBody, &p); err != nil {
+		return err
+	}
+	if err := s.hosts.SetInstallerArgs(r.Context(), ie, id, p.Args); err != nil {
+		return err
+	}
+	return s.writeHost(w, http.StatusCreated, ie, id)
+}
+
 func (s *server) deleteHost(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	if err := s.hosts.Deregister(r.Context(), r.PathValue("infra_env_id"), r.PathValue("host_id")); err != nil {
 		return err

@@ -88,6 +88,7 @@ func (s *server) routes() []route {
 		{http.MethodPut, "/infra-envs/{infra_env_id}/hosts/{host_id}/progress", progress, 200, s.updateProgress},
 		{http.MethodGet, "/infra-envs/{infra_env_id}/hosts/{host_id}/downloads/ignition", infraEnv, 200, s.downloadHostIgnition},
 		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}/ignition", admin, 201, s.updateHostIgnition},
+		{http.MethodPatch, "/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args", admin, 201, s.updateHostInstallerArgs},
 		{http.MethodPost, "/infra-envs/{infra_env_id}/hosts/{host_id}/instructions", infraEnv, 204, s.stepReply},
 		{http.MethodGet, "/events", admin, 200, s.listEvents},
 		{http.MethodGet, "/signing-keys", admin, 200, s.listKeys},

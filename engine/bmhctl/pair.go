@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rackboot/rackboot/boot/installerargs"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/ipxe"
@@ -103,6 +104,9 @@ func annotationFields(a map[string]string) (engine.HostFromBMH, error) {
 		var args []string
 		if err := json.Unmarshal([]byte(v), &args); err != nil {
 			return f, fmt.Errorf("%w: annotation %s is not a JSON array of strings", ErrConfig, engine.AnnotationInstallerArgs)
+		}
+		if err := installerargs.Check(args); err != nil {
+			return f, fmt.Errorf("%w: annotation %s: %v", ErrConfig, engine.AnnotationInstallerArgs, err)
 		}
 		f.InstallerArgs = &v
 	}

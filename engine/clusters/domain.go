@@ -91,6 +91,18 @@ func (d *Domain) UpdateHost(ctx context.Context, id string, p models.HostUpdateP
 	return domainErr(d.s.hosts.ChangeHost(ctx, ie, id, p))
 }
 
+// SetInstallerArgs sets host id's installer_args as PATCH
+// .../hosts/{id}/installer-args does (the same checks; bad input wraps
+// engine.ErrInvalid and writes nothing).
+func (d *Domain) SetInstallerArgs(ctx context.Context, id string, args []string) error {
+	var ie string
+	d.s.store.Read(func(m *engine.Model) {
+		h, _ := m.Host(id)
+		ie = h.InfraEnvID
+	})
+	return domainErr(d.s.hosts.SetInstallerArgs(ctx, ie, id, args))
+}
+
 // BindHost binds host id (of its infra-env) to cluster clusterID, as the
 // bind action does.
 func (d *Domain) BindHost(ctx context.Context, id, clusterID string) error {

@@ -2,10 +2,12 @@ package hosts
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/rackboot/rackboot/boot/installerargs"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/models"
 	"github.com/rackboot/rackboot/engine/validation"
@@ -240,6 +242,34 @@ func (s *Service) SetIgnitionOverride(ctx context.Context, ie, id, config string
 	}
 	s.Event(ctx, engine.Event{Name: "host_updated", Severity: "info", ClusterID: h.ClusterID, InfraEnvID: ie, HostID: id,
 		Message: fmt.Sprintf("Host %s: ignition config overrides set", s.HostName(h))})
+	return nil
+}
+
+// SetInstallerArgs sets the installer_args of host id of infra-env ie
+// (upstream's V2UpdateHostInstallerArgs; none removes them): the
+// coreos-installer flags its installation adds, checked by
+// boot/installerargs, with upstream's event.
+func (s *Service) SetInstallerArgs(ctx context.Context, ie, id string, args []string) error {
+	if err := installerargs.Check(args); err != nil {
+		return Invalid("%s", err.Error())
+	}
+	h, err := s.Host(ie, id)
+	if err != nil {
+		return err
+	}
+	stored := ""
+	if len(args) > 0 {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return fmt.Errorf("installer args: %w", err)
+		}
+		stored = string(b)
+	}
+	if _, err := s.store.Apply(ctx, &engine.UpdateHost{ID: id, InfraEnvID: ie, Patch: engine.HostPatch{InstallerArgs: &stored},
+		Event: &engine.Event{Name: "host_installer_args_applied", Severity: "info",
+			Message: fmt.Sprintf("Host %s: custom installer arguments were applied", s.HostName(h))}}); err != nil {
+		return fmt.Errorf("update host installer args: %w", err)
+	}
 	return nil
 }
 

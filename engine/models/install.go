@@ -34,6 +34,12 @@ type InstallStepArgs struct {
 	WipeDisks []string `json:"wipe_disks,omitempty"`
 }
 
+// InstallerArgsParams is the body of PATCH .../hosts/{host_id}/installer-args:
+// coreos-installer flags and their values, in order.
+type InstallerArgsParams struct {
+	Args []string `json:"args"`
+}
+
 // HostIgnitionParams is the answer of GET .../hosts/{host_id}/downloads/ignition.
 type HostIgnitionParams struct {
 	Config string `json:"config"`

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rackboot/rackboot/boot/installerargs"
 )
 
 // CoreOS metal images written by the agent itself (no coreos-installer in
@@ -45,7 +47,7 @@ func coreosEdits(ign []byte, installerArgs []string, networkDir string) (bootEdi
 	e := bootEdits{ignition: ign, keyfiles: map[string][]byte{}}
 	for i := 0; i < len(args); i++ {
 		flag, val, inline := strings.Cut(args[i], "=")
-		if coreosInstallerFlags[flag] && !inline {
+		if installerargs.TakesValue(flag) && !inline {
 			i++
 			val = args[i]
 		}

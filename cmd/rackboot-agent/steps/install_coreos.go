@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rackboot/rackboot/boot/installerargs"
 	"github.com/rackboot/rackboot/engine/models"
 )
 
@@ -25,7 +26,7 @@ import (
 //	    [--copy-network] --image-url <image_url> --insecure <boot_device>
 //
 // installer_args may hold only the flags upstream allows
-// (coreosInstallerFlags); --copy-network is added when the live system has
+// (boot/installerargs); --copy-network is added when the live system has
 // NetworkManager keyfiles (static networking); --insecure because
 // rackbootd's image carries no GPG signature. When the live media carries
 // the image (an osmet file in /run/coreos-installer/osmet, as an RHCOS or
@@ -42,13 +43,6 @@ const DefaultNetworkDir = "/etc/NetworkManager/system-connections"
 // DefaultOsmetDir is where coreos-installer looks for the live media's
 // image (its OSMET_FILES_DIR).
 const DefaultOsmetDir = "/run/coreos-installer/osmet"
-
-// coreosInstallerFlags are the installer_args flags passed on, and whether
-// each takes a value.
-var coreosInstallerFlags = map[string]bool{
-	"--append-karg": true, "--delete-karg": true, "--copy-network": false,
-	"--network-dir": true, "--save-partlabel": true, "--save-partindex": true,
-}
 
 var progressPercent = regexp.MustCompile(`\((\d{1,3})%\)`)
 
@@ -110,20 +104,8 @@ func (d Deps) offlineImage() bool {
 
 // checkInstallerArgs passes on the allowed flags of installer_args.
 func checkInstallerArgs(a []string) ([]string, error) {
-	for i := 0; i < len(a); i++ {
-		flag, _, inline := strings.Cut(a[i], "=")
-		takes, ok := coreosInstallerFlags[flag]
-		switch {
-		case !ok:
-			return nil, final(ErrInstall, nil, "installer_args: %q is not an allowed coreos-installer flag", flag)
-		case takes && !inline:
-			if i+1 >= len(a) {
-				return nil, final(ErrInstall, nil, "installer_args: %s needs a value", flag)
-			}
-			i++
-		case !takes && inline:
-			return nil, final(ErrInstall, nil, "installer_args: %s takes no value", flag)
-		}
+	if err := installerargs.Check(a); err != nil {
+		return nil, final(ErrInstall, nil, "%s", err.Error())
 	}
 	return slices.Clone(a), nil
 }
