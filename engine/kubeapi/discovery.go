@@ -9,9 +9,9 @@ import (
 )
 
 // serveDiscovery answers /api, /apis, /api/v1, /apis/group/version and
-// /version; false for any other path. It serves the classic documents
-// only: kubectl asks for the aggregated form first and falls back when it
-// gets a plain list.
+// /version; false for any other path. /api and /apis answer in the
+// aggregated form (apidiscovery.k8s.io/v2) when the client asks for it, as
+// kubectl does first, and in the classic documents otherwise.
 func (h *Handler) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodGet {
 		return false
@@ -22,6 +22,8 @@ func (h *Handler) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 		writeJSON(w, http.StatusOK, map[string]string{
 			"major": "1", "minor": "32", "gitVersion": "v1.32.0-rackboot", "platform": "linux/amd64",
 		})
+	case (path == "/api" || path == "/apis") && wantsAggregated(r):
+		h.writeAggregated(w, path == "/api")
 	case path == "/api":
 		writeJSON(w, http.StatusOK, metav1.APIVersions{
 			TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},

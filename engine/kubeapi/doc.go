@@ -16,8 +16,8 @@
 // each as a metav1.Status that kubectl prints as it prints a real API
 // server's.
 //
-// Served: discovery (/api, /apis and each group version; not the
-// aggregated form, from which kubectl falls back), get, list (label
+// Served: discovery (/api, /apis and each group version; /api and /apis
+// also in the aggregated form kubectl asks for first), get, list (label
 // selectors, the Table form with the printer columns, limit/continue
 // paging consistent at the first page's resourceVersion: paging.go),
 // create, update, delete, patch (JSON merge patch, JSON patch, strategic
