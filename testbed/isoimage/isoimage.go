@@ -11,7 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // Errors returned by Build.
@@ -49,16 +49,24 @@ func Build(ctx context.Context, cacheDir, kernel, initrd string) (string, error)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("isoimage: %w", err)
 	}
-	unlock, err := lock(filepath.Join(dir, "lock"))
+	unlock, err := buildfs.Lock(filepath.Join(dir, "lock"))
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("isoimage: %w", err)
 	}
 	defer unlock()
 	key, err := cacheKey(kernel, initrd)
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, key, "discovery.iso")
+	return cached(dir, filepath.Join(dir, key, "discovery.iso"), func(stage string) (string, error) {
+		return build(ctx, stage, kernel, initrd)
+	})
+}
+
+// cached returns out when it is there, else runs make in a stage
+// directory under dir and moves the ISO it returns to out. The caller holds
+// dir's lock.
+func cached(dir, out string, make func(stage string) (string, error)) (string, error) {
 	if st, err := os.Stat(out); err == nil && st.Size() > 0 {
 		return out, nil
 	}
@@ -67,7 +75,7 @@ func Build(ctx context.Context, cacheDir, kernel, initrd string) (string, error)
 		return "", fmt.Errorf("isoimage: %w", err)
 	}
 	defer os.RemoveAll(stage)
-	iso, err := build(ctx, stage, kernel, initrd)
+	iso, err := make(stage)
 	if err != nil {
 		return "", err
 	}
@@ -202,16 +210,4 @@ func run(ctx context.Context, name string, args ...string) error {
 		return fmt.Errorf("%w: %s: %w\n%s", ErrBuild, name, err, out)
 	}
 	return nil
-}
-
-func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("isoimage: lock: %w", err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("isoimage: lock: %w", err)
-	}
-	return func() { f.Close() }, nil
 }
