@@ -45,6 +45,19 @@ func Build(ctx context.Context, cacheDir, kernel, initrd string) (string, error)
 	if err := CheckTools(); err != nil {
 		return "", err
 	}
+	key, err := cacheKey(kernel, initrd)
+	if err != nil {
+		return "", err
+	}
+	return cached(cacheDir, filepath.Join(key, "discovery.iso"), func(stage string) (string, error) {
+		return build(ctx, stage, kernel, initrd)
+	})
+}
+
+// cached returns cacheDir/iso/name when it is there, else runs make in a
+// stage directory and moves the ISO it returns there. Concurrent builds
+// into one cacheDir are serialised by a lock.
+func cached(cacheDir, name string, make func(stage string) (string, error)) (string, error) {
 	dir := filepath.Join(cacheDir, "iso")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("isoimage: %w", err)
@@ -54,19 +67,7 @@ func Build(ctx context.Context, cacheDir, kernel, initrd string) (string, error)
 		return "", fmt.Errorf("isoimage: %w", err)
 	}
 	defer unlock()
-	key, err := cacheKey(kernel, initrd)
-	if err != nil {
-		return "", err
-	}
-	return cached(dir, filepath.Join(dir, key, "discovery.iso"), func(stage string) (string, error) {
-		return build(ctx, stage, kernel, initrd)
-	})
-}
-
-// cached returns out when it is there, else runs make in a stage
-// directory under dir and moves the ISO it returns to out. The caller holds
-// dir's lock.
-func cached(dir, out string, make func(stage string) (string, error)) (string, error) {
+	out := filepath.Join(dir, name)
 	if st, err := os.Stat(out); err == nil && st.Size() > 0 {
 		return out, nil
 	}

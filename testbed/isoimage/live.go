@@ -5,10 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
-
-	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // Paths of a CoreOS live ISO's PXE files (images/pxeboot/).
@@ -56,15 +53,6 @@ func BuildLive(ctx context.Context, cacheDir string, l Live) (string, error) {
 	if l.Label == "" || len(l.Label) > 32 {
 		return "", fmt.Errorf("%w: live ISO label %q: 1 to 32 characters", ErrBuild, l.Label)
 	}
-	dir := filepath.Join(cacheDir, "iso")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("isoimage: %w", err)
-	}
-	unlock, err := buildfs.Lock(filepath.Join(dir, "lock"))
-	if err != nil {
-		return "", fmt.Errorf("isoimage: %w", err)
-	}
-	defer unlock()
 	files, err := liveFiles(l)
 	if err != nil {
 		return "", err
@@ -73,7 +61,7 @@ func BuildLive(ctx context.Context, cacheDir string, l Live) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return cached(dir, filepath.Join(dir, "live-"+key, "live.iso"), func(stage string) (string, error) {
+	return cached(cacheDir, filepath.Join("live-"+key, "live.iso"), func(stage string) (string, error) {
 		return buildTree(ctx, stage, treeSpec{label: l.Label, files: files, grafts: []string{
 			"/" + LiveKernelPath + "=" + l.Kernel, "/" + LiveInitrdPath + "=" + l.Initrd, "/" + LiveRootfsPath + "=" + l.Rootfs}})
 	})
