@@ -11,9 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 	"github.com/rackboot/rackboot/testbed/isoimage"
 	"github.com/rackboot/rackboot/testbed/osimage"
 )
@@ -68,9 +67,9 @@ func Build(ctx context.Context, cacheDir string, in Inputs) (Mirror, error) {
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return Mirror{}, fmt.Errorf("%w: %w", ErrBuild, err)
 	}
-	unlock, err := lock(filepath.Join(base, "lock"))
+	unlock, err := buildfs.Lock(filepath.Join(base, "lock"))
 	if err != nil {
-		return Mirror{}, err
+		return Mirror{}, fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	defer unlock()
 	deb, err := image.KernelPackage(ctx, cacheDir)
@@ -130,8 +129,8 @@ func publish(ctx context.Context, cacheDir, dir, key string, in Inputs) error {
 	if err := writeRootfs(ctx, m.Rootfs.Path, RootfsPrograms); err != nil {
 		return err
 	}
-	if m.Rootfs.SHA256, err = fileSHA256(m.Rootfs.Path); err != nil {
-		return err
+	if m.Rootfs.SHA256, err = buildfs.FileSHA256(m.Rootfs.Path); err != nil {
+		return fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	err = writeInitramfs(m.Initrd.Path, initramfsInputs{busybox: image.DefaultBusybox, ignition: in.Ignition,
 		modules: k.Modules, rootfsSHA256: m.Rootfs.SHA256})
@@ -150,8 +149,8 @@ func publish(ctx context.Context, cacheDir, dir, key string, in Inputs) error {
 		return err
 	}
 	for _, a := range []*Artifact{&m.ISO, &m.Kernel, &m.Initrd, &m.Metal} {
-		if a.SHA256, err = fileSHA256(a.Path); err != nil {
-			return err
+		if a.SHA256, err = buildfs.FileSHA256(a.Path); err != nil {
+			return fmt.Errorf("%w: %w", ErrBuild, err)
 		}
 	}
 	return writeStream(filepath.Join(dir, streamFile), m)
@@ -168,8 +167,8 @@ func mirrorKey(debName string, in Inputs) (string, error) {
 	}
 	files := append([]string{image.DefaultBusybox, in.Ignition}, RootfsPrograms...)
 	for _, f := range files {
-		if err := hashFile(h, f); err != nil {
-			return "", err
+		if err := buildfs.HashFile(h, f); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrBuild, err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20], nil
@@ -221,36 +220,4 @@ func linkOrCopy(src, dst string) error {
 		return fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	return nil
-}
-
-func hashFile(w io.Writer, name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBuild, err)
-	}
-	defer f.Close()
-	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrBuild, name, err)
-	}
-	return nil
-}
-
-func fileSHA256(name string) (string, error) {
-	h := sha256.New()
-	if err := hashFile(h, name); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%w: lock: %w", ErrBuild, err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: lock: %w", ErrBuild, err)
-	}
-	return func() { f.Close() }, nil
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cavaliergopher/cpio"
+
 	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // The live initramfs's /init and its rootfs fetch-and-check script.
@@ -61,23 +64,23 @@ type initramfsInputs struct {
 var initramfsDirs = []string{"dev", "home", "proc", "root", "run", "sbin", "sys", "tmp", "var", "var/log",
 	"usr/lib/ignition", "usr/local/bin", "etc/systemd/system"}
 
-func (in initramfsInputs) entries() ([]entry, error) {
-	es := []entry{
-		{name: "bin/busybox", mode: 0o755, src: in.busybox},
-		{name: "init", mode: 0o755, body: liveInit()},
-		{name: RootfsScriptPath, mode: 0o755, body: LiveRootfsScript},
-		{name: RootfsSHA256Path, mode: 0o644, body: in.rootfsSHA256 + "\n"},
-		{name: image.IgnitionPath, mode: 0o755, src: in.ignition},
+func (in initramfsInputs) entries() ([]buildfs.Entry, error) {
+	es := []buildfs.Entry{
+		{Name: "bin/busybox", Mode: 0o755, Src: in.busybox},
+		{Name: "init", Mode: 0o755, Body: liveInit()},
+		{Name: RootfsScriptPath, Mode: 0o755, Body: LiveRootfsScript},
+		{Name: RootfsSHA256Path, Mode: 0o644, Body: in.rootfsSHA256 + "\n"},
+		{Name: image.IgnitionPath, Mode: 0o755, Src: in.ignition},
 	}
 	for _, f := range image.DiscoveryFiles() {
-		es = append(es, entry{name: f.Name, mode: fileMode(f.Mode), body: f.Body})
+		es = append(es, buildfs.Entry{Name: f.Name, Mode: cpio.FileMode(f.Mode), Body: f.Body})
 	}
 	for _, m := range allModules() {
 		ko, ok := in.modules[m]
 		if !ok {
 			return nil, fmt.Errorf("%w: module %s has no file", ErrBuild, m)
 		}
-		es = append(es, entry{name: "lib/modules/" + m + ".ko", mode: 0o644, src: ko})
+		es = append(es, buildfs.Entry{Name: "lib/modules/" + m + ".ko", Mode: 0o644, Src: ko})
 	}
 	return es, nil
 }
@@ -88,5 +91,5 @@ func writeInitramfs(name string, in initramfsInputs) error {
 	if err != nil {
 		return err
 	}
-	return writeArchiveFile(name, dirsOf(initramfsDirs, es), es)
+	return writeArchiveFile(name, initramfsDirs, es)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // rootfsCheck runs the initramfs's files/live-rootfs with the host's
@@ -51,8 +52,8 @@ func rootfsCheck(t *testing.T, src, want string) (string, bool, string) {
 func testRootfs(t *testing.T) ([]byte, string) {
 	t.Helper()
 	var buf bytes.Buffer
-	es := []entry{{name: "usr/bin/tool", mode: 0o755, body: "#!/bin/sh\necho tool\n"}}
-	if err := writeArchive(&buf, dirsOf(nil, es), es); err != nil {
+	es := []buildfs.Entry{{Name: "usr/bin/tool", Mode: 0o755, Body: "#!/bin/sh\necho tool\n"}}
+	if err := buildfs.WriteArchive(&buf, buildfs.DirsOf(nil, es), es); err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(buf.Bytes())

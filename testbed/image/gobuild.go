@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // IgnitionPackage is the main package of Ignition; testbed/ignition is the Go
@@ -38,9 +40,9 @@ func BuildIgnition(ctx context.Context, repoRoot, cacheDir string) (string, erro
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrBinary, err)
 	}
-	unlock, err := lock(filepath.Join(cacheDir, "ignition.lock"))
+	unlock, err := buildfs.Lock(filepath.Join(cacheDir, "ignition.lock"))
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("image: %w", err)
 	}
 	defer unlock()
 	modDir := filepath.Join(repoRoot, ignitionModule)
@@ -76,8 +78,8 @@ func ignitionKey(ctx context.Context, modDir string) (string, error) {
 	h := sha256.New()
 	io.WriteString(h, ignitionLDFlags+"\n")
 	for _, f := range []string{"go.mod", "go.sum"} {
-		if err := hashFile(h, filepath.Join(modDir, f)); err != nil {
-			return "", err
+		if err := buildfs.HashFile(h, filepath.Join(modDir, f)); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrBinary, err)
 		}
 	}
 	v, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
@@ -99,15 +101,3 @@ func lastLines(b []byte, n int) string {
 // ErrBinary is returned when a binary of the testbed's images cannot be
 // built or read.
 var ErrBinary = errors.New("image: binary")
-
-func hashFile(w io.Writer, name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBinary, err)
-	}
-	defer f.Close()
-	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("%w: %w", ErrBinary, err)
-	}
-	return nil
-}

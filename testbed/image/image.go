@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // Errors returned by Build.
@@ -63,9 +63,9 @@ func cachedBuild(ctx context.Context, cacheDir string, name func(debName string)
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return Artifacts{}, fmt.Errorf("image: %w", err)
 	}
-	unlock, err := lock(filepath.Join(cacheDir, "lock"))
+	unlock, err := buildfs.Lock(filepath.Join(cacheDir, "lock"))
 	if err != nil {
-		return Artifacts{}, err
+		return Artifacts{}, fmt.Errorf("image: %w", err)
 	}
 	defer unlock()
 
@@ -149,18 +149,6 @@ func cacheKey(debName, busybox string) (string, error) {
 		return "", fmt.Errorf("image: busybox: %w", err)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20], nil
-}
-
-func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("image: lock: %w", err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("image: lock: %w", err)
-	}
-	return func() { f.Close() }, nil
 }
 
 func exists(path string) bool {

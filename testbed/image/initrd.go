@@ -1,15 +1,13 @@
 package image
 
 import (
-	"compress/gzip"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/cavaliergopher/cpio"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // ErrInitrd is returned when the initrd cannot be assembled.
@@ -40,87 +38,20 @@ var initrdDirs = []string{"bin", "dev", "etc", "lib", "lib/modules", "proc", "ro
 // udhcpc event script and the modules. The output depends only on the
 // inputs' contents: timestamps and owners are zero, so it is reproducible.
 func WriteInitrd(w io.Writer, in InitrdInputs) error {
-	return writeArchive(w, func(cw *cpio.Writer) error { return writeEntries(cw, in) })
-}
-
-// writeArchive writes the entries of fill as a gzip newc cpio.
-func writeArchive(w io.Writer, fill func(*cpio.Writer) error) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInitrd, err)
+	es := []buildfs.Entry{
+		{Name: "bin/busybox", Mode: 0o755, Src: in.Busybox},
+		{Name: "init", Mode: 0o755, Body: initScript(in.Order)},
+		{Name: "etc/udhcpc.script", Mode: 0o755, Body: udhcpcScript},
 	}
-	cw := cpio.NewWriter(zw)
-	if err := fill(cw); err != nil {
-		return err
-	}
-	if err := cw.Close(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInitrd, err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInitrd, err)
-	}
-	return nil
-}
-
-func writeEntries(cw *cpio.Writer, in InitrdInputs) error {
-	for _, d := range initrdDirs {
-		if err := cw.WriteHeader(&cpio.Header{Name: d, Mode: cpio.TypeDir | 0o755, Links: 2}); err != nil {
-			return fmt.Errorf("%w: %w", ErrInitrd, err)
-		}
-	}
-	if err := addHostFile(cw, "bin/busybox", in.Busybox, 0o755); err != nil {
-		return err
-	}
-	if err := addBytes(cw, "init", []byte(initScript(in.Order)), 0o755); err != nil {
-		return err
-	}
-	if err := addBytes(cw, "etc/udhcpc.script", []byte(udhcpcScript), 0o755); err != nil {
-		return err
-	}
-	return addModules(cw, in.Modules, in.Order)
-}
-
-// addModules adds lib/modules/<name>.ko for each name, in order.
-func addModules(cw *cpio.Writer, files map[string]string, names []string) error {
-	for _, m := range names {
-		p, ok := files[m]
+	for _, m := range in.Order {
+		p, ok := in.Modules[m]
 		if !ok {
 			return fmt.Errorf("%w: module %s has no file", ErrInitrd, m)
 		}
-		if err := addHostFile(cw, "lib/modules/"+m+".ko", p, 0o644); err != nil {
-			return err
-		}
+		es = append(es, buildfs.Entry{Name: "lib/modules/" + m + ".ko", Mode: 0o644, Src: p})
 	}
-	return nil
-}
-
-func addBytes(cw *cpio.Writer, name string, data []byte, perm cpio.FileMode) error {
-	hdr := &cpio.Header{Name: name, Mode: cpio.TypeReg | perm, Size: int64(len(data))}
-	if err := cw.WriteHeader(hdr); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInitrd, name, err)
-	}
-	if _, err := cw.Write(data); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInitrd, name, err)
-	}
-	return nil
-}
-
-func addHostFile(cw *cpio.Writer, name, src string, perm cpio.FileMode) error {
-	f, err := os.Open(src)
-	if err != nil {
+	if err := buildfs.WriteArchive(w, initrdDirs, es); err != nil {
 		return fmt.Errorf("%w: %w", ErrInitrd, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInitrd, err)
-	}
-	hdr := &cpio.Header{Name: name, Mode: cpio.TypeReg | perm, Size: st.Size()}
-	if err := cw.WriteHeader(hdr); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInitrd, name, err)
-	}
-	if _, err := io.Copy(cw, f); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInitrd, name, err)
 	}
 	return nil
 }

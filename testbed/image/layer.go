@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/cavaliergopher/cpio"
+
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // LayerFile is one regular file of an initrd layer.
@@ -26,16 +28,12 @@ func AppendLayer(base, out string, files []LayerFile) error {
 		return fmt.Errorf("%w: %w", ErrInitrd, err)
 	}
 	buf := bytes.NewBuffer(b)
-	err = writeArchive(buf, func(cw *cpio.Writer) error {
-		for _, f := range files {
-			if err := addBytes(cw, f.Name, f.Data, cpio.FileMode(f.Perm.Perm())); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+	es := make([]buildfs.Entry, 0, len(files))
+	for _, f := range files {
+		es = append(es, buildfs.Entry{Name: f.Name, Mode: cpio.FileMode(f.Perm.Perm()), Body: string(f.Data)})
+	}
+	if err := buildfs.WriteArchive(buf, nil, es); err != nil {
+		return fmt.Errorf("%w: %w", ErrInitrd, err)
 	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("%w: %w", ErrInitrd, err)

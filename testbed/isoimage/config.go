@@ -54,8 +54,14 @@ type kargsFile struct {
 func kargsJSON() (string, error) {
 	_, ioff := isolinuxConfig()
 	_, goff := grubConfig()
+	return kargsJSONOf(DefaultKargs, ioff, goff)
+}
+
+// kargsJSONOf is coreos/kargs.json for the default kargs, the kargs area
+// at ioff in isolinux.cfg and at goff in grub.cfg.
+func kargsJSONOf(kargs string, ioff, goff int) (string, error) {
 	b, err := json.MarshalIndent(map[string]any{
-		"default": DefaultKargs,
+		"default": kargs,
 		"size":    KargsAreaSize,
 		"files": []kargsFile{
 			{Path: isolinuxCfg, Offset: ioff, Pad: "#", End: "\n"},

@@ -11,7 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // Errors returned by Build.
@@ -45,20 +45,29 @@ func Build(ctx context.Context, cacheDir, kernel, initrd string) (string, error)
 	if err := CheckTools(); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(cacheDir, "iso")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("isoimage: %w", err)
-	}
-	unlock, err := lock(filepath.Join(dir, "lock"))
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
 	key, err := cacheKey(kernel, initrd)
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, key, "discovery.iso")
+	return cached(cacheDir, filepath.Join(key, "discovery.iso"), func(stage string) (string, error) {
+		return build(ctx, stage, kernel, initrd)
+	})
+}
+
+// cached returns cacheDir/iso/name when it is there, else runs make in a
+// stage directory and moves the ISO it returns there. Concurrent builds
+// into one cacheDir are serialised by a lock.
+func cached(cacheDir, name string, make func(stage string) (string, error)) (string, error) {
+	dir := filepath.Join(cacheDir, "iso")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("isoimage: %w", err)
+	}
+	unlock, err := buildfs.Lock(filepath.Join(dir, "lock"))
+	if err != nil {
+		return "", fmt.Errorf("isoimage: %w", err)
+	}
+	defer unlock()
+	out := filepath.Join(dir, name)
 	if st, err := os.Stat(out); err == nil && st.Size() > 0 {
 		return out, nil
 	}
@@ -67,7 +76,7 @@ func Build(ctx context.Context, cacheDir, kernel, initrd string) (string, error)
 		return "", fmt.Errorf("isoimage: %w", err)
 	}
 	defer os.RemoveAll(stage)
-	iso, err := build(ctx, stage, kernel, initrd)
+	iso, err := make(stage)
 	if err != nil {
 		return "", err
 	}
@@ -202,16 +211,4 @@ func run(ctx context.Context, name string, args ...string) error {
 		return fmt.Errorf("%w: %s: %w\n%s", ErrBuild, name, err, out)
 	}
 	return nil
-}
-
-func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("isoimage: lock: %w", err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("isoimage: lock: %w", err)
-	}
-	return func() { f.Close() }, nil
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -55,15 +53,6 @@ func BuildLive(ctx context.Context, cacheDir string, l Live) (string, error) {
 	if l.Label == "" || len(l.Label) > 32 {
 		return "", fmt.Errorf("%w: live ISO label %q: 1 to 32 characters", ErrBuild, l.Label)
 	}
-	dir := filepath.Join(cacheDir, "iso")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("isoimage: %w", err)
-	}
-	unlock, err := lock(filepath.Join(dir, "lock"))
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
 	files, err := liveFiles(l)
 	if err != nil {
 		return "", err
@@ -72,27 +61,10 @@ func BuildLive(ctx context.Context, cacheDir string, l Live) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, "live-"+key, "live.iso")
-	if st, err := os.Stat(out); err == nil && st.Size() > 0 {
-		return out, nil
-	}
-	stage, err := os.MkdirTemp(dir, "build-")
-	if err != nil {
-		return "", fmt.Errorf("isoimage: %w", err)
-	}
-	defer os.RemoveAll(stage)
-	iso, err := buildTree(ctx, stage, treeSpec{label: l.Label, files: files, grafts: []string{
-		"/" + LiveKernelPath + "=" + l.Kernel, "/" + LiveInitrdPath + "=" + l.Initrd, "/" + LiveRootfsPath + "=" + l.Rootfs}})
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return "", fmt.Errorf("isoimage: %w", err)
-	}
-	if err := os.Rename(iso, out); err != nil {
-		return "", fmt.Errorf("isoimage: %w", err)
-	}
-	return out, nil
+	return cached(cacheDir, filepath.Join("live-"+key, "live.iso"), func(stage string) (string, error) {
+		return buildTree(ctx, stage, treeSpec{label: l.Label, files: files, grafts: []string{
+			"/" + LiveKernelPath + "=" + l.Kernel, "/" + LiveInitrdPath + "=" + l.Initrd, "/" + LiveRootfsPath + "=" + l.Rootfs}})
+	})
 }
 
 // liveFiles are the generated files of the live ISO, by path.
@@ -103,22 +75,15 @@ func liveFiles(l Live) (map[string][]byte, error) {
 	}
 	iso, ioff := liveIsolinux(kargs)
 	grub, goff := liveGrub(kargs)
-	b, err := json.MarshalIndent(map[string]any{
-		"default": kargs,
-		"size":    KargsAreaSize,
-		"files": []kargsFile{
-			{Path: isolinuxCfg, Offset: ioff, Pad: "#", End: "\n"},
-			{Path: grubCfg, Offset: goff, Pad: "#", End: "\n"},
-		},
-	}, "", "  ")
+	kj, err := kargsJSONOf(kargs, ioff, goff)
 	if err != nil {
-		return nil, fmt.Errorf("isoimage: %w", err)
+		return nil, err
 	}
 	return map[string][]byte{
 		isolinuxCfg:           []byte(iso),
 		grubCfg:               []byte(grub),
 		"coreos/igninfo.json": []byte(ignInfoJSON),
-		"coreos/kargs.json":   append(b, '\n'),
+		"coreos/kargs.json":   []byte(kj),
 		EmbedPath:             make([]byte, EmbedAreaSize),
 	}, nil
 }

@@ -2,6 +2,7 @@ package osimage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"os"
@@ -9,31 +10,36 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func TestParseLdd(t *testing.T) {
-	out := "\tlinux-vdso.so.1 (0x00007ffd)\n" +
-		"\tlibcurl.so.4 => /lib/x86_64-linux-gnu/libcurl.so.4 (0x00007f75)\n" +
-		"\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f75)\n" +
-		"\t/lib64/ld-linux-x86-64.so.2 (0x00007f75)\n"
-	got, err := parseLdd(out)
+// TestSharedLibs lists curl's libraries as the initrd carries them and
+// refuses a program ldd cannot read, with ErrBuild.
+func TestSharedLibs(t *testing.T) {
+	curl, err := lookPath("curl")
+	if err != nil {
+		t.Skip(err)
+	}
+	libs, err := sharedLibs(context.Background(), curl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libcurl.so.4", "/lib64/ld-linux-x86-64.so.2"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("parseLdd = %q, want %q", got, want)
+	var names []string
+	for _, l := range libs {
+		names = append(names, l.Name)
 	}
-	for name, bad := range map[string]string{
-		"not found": "\tlibfoo.so.1 => not found\n",
-		"empty":     "",
-		"dotdot":    "\tlibx.so => /lib/../etc/libx.so (0x1)\n",
-	} {
-		if _, err := parseLdd(bad); !errors.Is(err, ErrBuild) {
-			t.Errorf("%s: %v, want ErrBuild", name, err)
-		}
+	if got := strings.Join(names, " "); !strings.Contains(got, "libcurl.so.4") || !strings.Contains(got, "ld-linux") {
+		t.Errorf("curl's libraries = %s, want libcurl and the dynamic loader", got)
+	}
+	script := filepath.Join(t.TempDir(), "script")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sharedLibs(context.Background(), script); !errors.Is(err, ErrBuild) {
+		t.Errorf("a script: %v, want ErrBuild", err)
 	}
 }
 
@@ -80,8 +86,8 @@ func fakeOSInputs(t *testing.T) initrdInputs {
 		busybox:  write("busybox", "\x7fELF busybox"),
 		ignition: write("ignition", "\x7fELF ignition"),
 		curl:     write("curl", "\x7fELF curl"),
-		libs: []lib{{name: "lib/x86_64-linux-gnu/libc.so.6", src: write("libc", "libc")},
-			{name: "lib64/ld-linux-x86-64.so.2", src: write("ld", "ld.so")}},
+		libs: []buildfs.Lib{{Name: "lib/x86_64-linux-gnu/libc.so.6", Src: write("libc", "libc")},
+			{Name: "lib64/ld-linux-x86-64.so.2", Src: write("ld", "ld.so")}},
 		modules: map[string]string{},
 	}
 	for _, m := range osModules() {

@@ -17,6 +17,7 @@ import (
 	"github.com/cavaliergopher/cpio"
 
 	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // builtImage builds (or finds in the shared cache) the OS image from this
@@ -65,7 +66,7 @@ func TestBuildLayout(t *testing.T) {
 	if int64(len(data)) != img.Size {
 		t.Errorf("Size = %d, file has %d bytes", img.Size, len(data))
 	}
-	if sum, _ := fileSHA256(img.Path); sum != img.SHA256 {
+	if sum, _ := buildfs.FileSHA256(img.Path); sum != img.SHA256 {
 		t.Errorf("SHA256 = %s, file's is %s", img.SHA256, sum)
 	}
 	if img.Size > 64*mib {

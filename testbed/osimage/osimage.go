@@ -11,9 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rackboot/rackboot/testbed/image"
+	"github.com/rackboot/rackboot/testbed/internal/buildfs"
 )
 
 // Errors returned by this package.
@@ -98,9 +97,9 @@ func Build(ctx context.Context, opts Options) (Image, error) {
 	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
 		return Image{}, fmt.Errorf("%w: %w", ErrBuild, err)
 	}
-	unlock, err := lock(filepath.Join(opts.CacheDir, "osimage.lock"))
+	unlock, err := buildfs.Lock(filepath.Join(opts.CacheDir, "osimage.lock"))
 	if err != nil {
-		return Image{}, err
+		return Image{}, fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	defer unlock()
 	debName, err := image.KernelPackage(ctx, opts.CacheDir)
@@ -141,7 +140,7 @@ func BuildFromSource(ctx context.Context, repoRoot, cacheDir string) (Image, err
 
 // build writes disk.img and disk.img.sha256 into dir through a temporary
 // directory, so a half-built image is never seen.
-func build(ctx context.Context, opts Options, libs []lib, dir string) error {
+func build(ctx context.Context, opts Options, libs []buildfs.Lib, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("%w: %w", ErrBuild, err)
 	}
@@ -182,9 +181,9 @@ func build(ctx context.Context, opts Options, libs []lib, dir string) error {
 	if err := makeDisk(ctx, disk, in); err != nil {
 		return err
 	}
-	sum, err := fileSHA256(disk)
+	sum, err := buildfs.FileSHA256(disk)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrBuild, err)
 	}
 	if err := os.WriteFile(disk+".sha256", []byte(sum+"\n"), 0o644); err != nil {
 		return fmt.Errorf("%w: %w", ErrBuild, err)
@@ -240,7 +239,7 @@ func readCached(dir string) (Image, error) {
 }
 
 // cacheKey names an image by everything that goes into it.
-func cacheKey(debName string, opts Options, libs []lib) (string, error) {
+func cacheKey(debName string, opts Options, libs []buildfs.Lib) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n", formatVersion, debName, strings.Join(osModules(), " "), opts.Cmdline)
 	io.WriteString(h, initScript())
@@ -251,45 +250,13 @@ func cacheKey(debName string, opts Options, libs []lib) (string, error) {
 	}
 	files := []string{opts.Busybox, opts.Ignition, opts.Curl, filepath.Join(GrubPCDir, "boot.img"), filepath.Join(GrubPCDir, "kernel.img")}
 	for _, l := range libs {
-		fmt.Fprintf(h, "lib %s\n", l.name)
-		files = append(files, l.src)
+		fmt.Fprintf(h, "lib %s\n", l.Name)
+		files = append(files, l.Src)
 	}
 	for _, f := range files {
-		if err := hashFile(h, f); err != nil {
-			return "", err
+		if err := buildfs.HashFile(h, f); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrBuild, err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20], nil
-}
-
-func hashFile(w io.Writer, name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBuild, err)
-	}
-	defer f.Close()
-	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrBuild, name, err)
-	}
-	return nil
-}
-
-func fileSHA256(name string) (string, error) {
-	h := sha256.New()
-	if err := hashFile(h, name); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%w: lock: %w", ErrBuild, err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: lock: %w", ErrBuild, err)
-	}
-	return func() { f.Close() }, nil
 }

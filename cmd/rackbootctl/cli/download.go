@@ -100,24 +100,13 @@ func writeFileAtomic(path string, write func(*os.File) error) error {
 }
 
 func (a *app) imageURL(ctx context.Context, args []string) error {
-	pos, err := a.parse(a.flagSet("image-url"), args, "image-url INFRA-ENV-ID")
-	if err != nil {
-		return err
-	}
-	if err := exactArgs("image-url", pos, 1, "one infra-env ID"); err != nil {
-		return err
-	}
-	c, err := a.client()
-	if err != nil {
-		return err
-	}
-	id, err := a.infraEnvID(ctx, c, pos[0])
+	c, id, ref, err := a.infraEnvArg(ctx, "image-url", "INFRA-ENV-ID", "one infra-env ID", args)
 	if err != nil {
 		return err
 	}
 	u, err := c.ImageURL(ctx, id)
 	if err != nil {
-		return fmt.Errorf("image URL of infra-env %s: %w", pos[0], err)
+		return fmt.Errorf("image URL of infra-env %s: %w", ref, err)
 	}
 	return a.say("%s\n", u.URL)
 }

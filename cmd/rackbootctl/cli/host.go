@@ -241,28 +241,17 @@ func (a *app) say(format string, args ...any) error {
 }
 
 func (a *app) describeInfraEnv(ctx context.Context, args []string) error {
-	pos, err := a.parse(a.flagSet("describe infra-env"), args, "describe infra-env ID|NAME")
-	if err != nil {
-		return err
-	}
-	if err := exactArgs("describe infra-env", pos, 1, "one infra-env ID or name"); err != nil {
-		return err
-	}
-	c, err := a.client()
-	if err != nil {
-		return err
-	}
-	id, err := a.infraEnvID(ctx, c, pos[0])
+	c, id, ref, err := a.infraEnvArg(ctx, "describe infra-env", "ID|NAME", "one infra-env ID or name", args)
 	if err != nil {
 		return err
 	}
 	e, err := c.GetInfraEnv(ctx, id)
 	if err != nil {
-		return fmt.Errorf("infra-env %s: %w", pos[0], err)
+		return fmt.Errorf("infra-env %s: %w", ref, err)
 	}
 	hs, err := c.ListHosts(ctx, id)
 	if err != nil {
-		return fmt.Errorf("infra-env %s: %w", pos[0], err)
+		return fmt.Errorf("infra-env %s: %w", ref, err)
 	}
 	return output.DescribeInfraEnv(a.env.Stdout, e, hs)
 }

@@ -37,6 +37,29 @@ func (a *app) infraEnvID(ctx context.Context, c *client.Client, ref string) (str
 	return "", fmt.Errorf("%w: %d infra-envs are called %q (%s): use the ID", ErrNoInfraEnv, len(ids), ref, strings.Join(ids, ", "))
 }
 
+// infraEnvArg parses "<verb> ARG", a command with no flags whose one
+// argument (shown as arg in its usage, described by names when missing) is
+// an infra-env ID or name. It returns the client, the infra-env's ID and
+// the argument as given, for messages.
+func (a *app) infraEnvArg(ctx context.Context, verb, arg, names string, args []string) (*client.Client, string, string, error) {
+	pos, err := a.parse(a.flagSet(verb), args, verb+" "+arg)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if err := exactArgs(verb, pos, 1, names); err != nil {
+		return nil, "", "", err
+	}
+	c, err := a.client()
+	if err != nil {
+		return nil, "", "", err
+	}
+	id, err := a.infraEnvID(ctx, c, pos[0])
+	if err != nil {
+		return nil, "", "", err
+	}
+	return c, id, pos[0], nil
+}
+
 // idOf resolves ref, a name or an ID of a resource of kind res (cluster
 // or infra-env).
 func (a *app) idOf(ctx context.Context, c *client.Client, res, ref string) (string, error) {
