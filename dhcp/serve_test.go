@@ -150,7 +150,10 @@ func TestServeLogsExhaustion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool { return s.Stats().Exhausted == 1 && s.Stats().Replied == 1 })
+	// The counter moves before the warning is written: wait for both.
+	waitFor(t, func() bool {
+		return s.Stats().Exhausted == 1 && s.Stats().Replied == 1 && strings.Contains(logs.String(), "no free address")
+	})
 	out := logs.String()
 	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "no free address") {
 		t.Errorf("exhaustion not logged as a warning:\n%s", out)
