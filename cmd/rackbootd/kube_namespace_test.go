@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -51,9 +50,11 @@ func TestKubectlNamespaceDeleteAndPaging(t *testing.T) {
 	wantLines(t, "the held object", k.must("get", "configmap", "held", "-n", "kni21", "-o", "jsonpath={.metadata.deletionTimestamp}"), "T")
 
 	// kubectl delete namespace waits until the Namespace is gone.
-	cmd := exec.Command(kubectlBin, "delete", "namespace", "kni21", "--timeout=120s")
+	// -v=6 logs the DELETE once answered: the finalizer is removed after
+	// that, or a kubectl slow to start would find the namespace gone.
+	cmd := exec.Command(kubectlBin, "delete", "namespace", "kni21", "--timeout=120s", "-v=6")
 	cmd.Env = k.env
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr syncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -63,6 +64,9 @@ func TestKubectlNamespaceDeleteAndPaging(t *testing.T) {
 	pollUntil(t, func() (bool, string) {
 		_, errOut, _ := k.run("get", "agentclusterinstalls", "-n", "kni21")
 		return strings.Contains(errOut, "No resources found"), "the ACI after its deprovision: " + errOut
+	})
+	pollUntil(t, func() (bool, string) {
+		return strings.Contains(stderr.String(), "DELETE https://"), "kubectl's DELETE: " + stderr.String()
 	})
 	select {
 	case err := <-done:
