@@ -47,7 +47,7 @@ func imageDigest(o Options, id string) string {
 		ps, _ := m.PullSecret(in.IE.PullSecretRef)
 		in.PS = sha256.Sum256([]byte(ps))
 		for c := range m.NMStateConfigs() {
-			if selects(in.IE.StaticNetworkSelector, c.Labels) {
+			if engine.Selects(in.IE.StaticNetworkSelector, c.Labels) {
 				c.Meta = engine.Meta{}
 				in.Static = append(in.Static, c)
 			}
@@ -60,19 +60,6 @@ func imageDigest(o Options, id string) string {
 	b, _ := json.Marshal(in)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
-}
-
-// selects reports whether selector (non-empty) matches labels.
-func selects(selector, labels map[string]string) bool {
-	if len(selector) == 0 {
-		return false
-	}
-	for k, v := range selector {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
 }
 
 // writeImage writes the status of an InfraEnv whose infra-env is made:

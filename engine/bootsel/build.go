@@ -82,7 +82,7 @@ func (s *Selector) read(id string, mac net.HardwareAddr) (inputs, bool) {
 		imageInputs(m, &in)
 		s.index.lookup(m, func(ix *macIndex) {
 			for _, name := range ix.nmstate[k] {
-				if n, ok := m.NMStateConfig(name); ok && selects(in.ie.StaticNetworkSelector, n.Labels) {
+				if n, ok := m.NMStateConfig(name); ok && engine.Selects(in.ie.StaticNetworkSelector, n.Labels) {
 					in.nmstate = append(in.nmstate, n)
 				}
 			}

@@ -140,7 +140,7 @@ func nmstateInfraEnv(m *engine.Model, ix *macIndex, k macKey) (string, bool) {
 	var found []string
 	for ie := range m.InfraEnvs() {
 		for _, name := range names {
-			if n, ok := m.NMStateConfig(name); ok && selects(ie.StaticNetworkSelector, n.Labels) {
+			if n, ok := m.NMStateConfig(name); ok && engine.Selects(ie.StaticNetworkSelector, n.Labels) {
 				found = append(found, ie.ID)
 				break
 			}
@@ -150,19 +150,6 @@ func nmstateInfraEnv(m *engine.Model, ix *macIndex, k macKey) (string, bool) {
 		return "", false
 	}
 	return found[0], true
-}
-
-// selects reports whether a non-empty label selector matches labels.
-func selects(selector, labels map[string]string) bool {
-	if len(selector) == 0 {
-		return false
-	}
-	for k, v := range selector {
-		if lv, ok := labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
 }
 
 // infraEnvByRef finds an infra-env by id, else by name (the first, in id

@@ -26,7 +26,7 @@ func (s *Selector) InfraEnvIgnition(_ context.Context, id string) ([]byte, error
 		in.pullSecret, in.secretRev = m.PullSecret(in.ie.PullSecretRef)
 		imageInputs(m, &in)
 		for n := range m.NMStateConfigs() { // name order
-			if selects(in.ie.StaticNetworkSelector, n.Labels) {
+			if engine.Selects(in.ie.StaticNetworkSelector, n.Labels) {
 				in.nmstate = append(in.nmstate, n)
 			}
 		}

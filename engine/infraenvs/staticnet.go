@@ -14,25 +14,12 @@ import (
 // infra-env's static_network_config; the infra-env selects them by it.
 const staticNetLabel = "rackboot.io/infra-env"
 
-// Selects reports whether selector (non-empty) matches labels.
-func Selects(selector, labels map[string]string) bool {
-	if len(selector) == 0 {
-		return false
-	}
-	for k, v := range selector {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
-
 // StaticNetwork returns the static network configs infra-env ie selects,
 // in name order.
 func StaticNetwork(m *engine.Model, ie engine.InfraEnv) []nmstate.HostStaticNetworkConfig {
 	var out []nmstate.HostStaticNetworkConfig
 	for c := range m.NMStateConfigs() {
-		if !Selects(ie.StaticNetworkSelector, c.Labels) {
+		if !engine.Selects(ie.StaticNetworkSelector, c.Labels) {
 			continue
 		}
 		h := nmstate.HostStaticNetworkConfig{NetworkYAML: c.Config, MACInterfaceMap: []nmstate.MACInterface{}}
