@@ -99,3 +99,30 @@ func (h *Handler) tableViews(res *Resource, r *http.Request, objs []engine.Objec
 	}
 	return views, nil
 }
+
+// renderRaw is render for encoding only: the top-level fields other than
+// metadata stay undecoded (json.RawMessage), so that a watch event of a
+// 6 KB Agent costs one scan of its status, not a decode into maps and an
+// encode back. Secrets (whose data is opened) are rendered whole.
+func (h *Handler) renderRaw(res *Resource, o engine.Object) (map[string]any, error) {
+	if res.Group == "" && res.Kind == "Secret" {
+		return h.render(res, o)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(o.Body, &top); err != nil {
+		return nil, fmt.Errorf("stored object %s: %w", o.Key(), err)
+	}
+	obj := make(map[string]any, len(top)+2)
+	for k, v := range top {
+		if k == "metadata" {
+			md, err := decodeJSON(v)
+			if err != nil {
+				return nil, fmt.Errorf("stored object %s: %w", o.Key(), err)
+			}
+			obj[k] = md
+			continue
+		}
+		obj[k] = v
+	}
+	return h.finish(res, o, obj)
+}

@@ -67,3 +67,32 @@ func mustSparse(t *testing.T, h *Handler, res *Resource, o engine.Object) map[st
 	}
 	return v[0]
 }
+
+// A JSON watch event's line is encoded from the object's body without
+// decoding its spec and status (only metadata is rebuilt), and says what
+// the whole rendered object says.
+func TestWatchLineKeepsBodyUndecoded(t *testing.T) {
+	agent := &Resource{Group: groupAgent, Version: "v1beta1", Kind: "Agent"}
+	h := &Handler{}
+	o := engine.Object{ObjectRef: engine.ObjectRef{Group: groupAgent, Kind: "Agent", Namespace: "ns", Name: "a1"}, UID: "u1",
+		Body: json.RawMessage(`{"metadata":{"labels":{"l":"1"}},"spec":{"approved":true,"n":1.50},"status":{"inventory":{"hostname":"x","cpu":{"count":4}}}}`)}
+	o.Revision = 3
+	raw, err := h.renderRaw(agent, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw["status"].(json.RawMessage); !ok {
+		t.Errorf("status decoded: %T", raw["status"])
+	}
+	whole, _ := h.render(agent, o)
+	a, _ := eventLine(modified, raw)
+	b, _ := eventLine(modified, whole)
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal(b, &y)
+	if !reflect.DeepEqual(x, y) {
+		t.Errorf("line %s, want %s", a, b)
+	}
+}
