@@ -163,6 +163,9 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	}
 	old, _ := p0["status"].(map[string]any)
 	st["conditions"] = stamp(old, st["conditions"].([]any), o.Now())
+	if p.agent.Generation > 0 { // as putBody writes it: else every pass differs
+		st["observedGeneration"] = p.agent.Generation
+	}
 	before := normal(map[string]any{"spec": p0["spec"], "status": p0["status"], "metadata": p0["metadata"]})
 	body["status"] = st
 	after := normal(map[string]any{"spec": body["spec"], "status": body["status"], "metadata": body["metadata"]})

@@ -78,6 +78,15 @@ func TestHostChangeReconcilesItsAgent(t *testing.T) {
 			t.Errorf("Agent spec %v, want the host's role", b["spec"])
 		}
 	})
+	// Another check-in, now that the controller has written the Agent
+	// (its status.observedGeneration set).
+	at = at.Add(time.Minute)
+	apply(t, s, &engine.UpdateHost{ID: hostID, InfraEnvID: uid, Patch: engine.HostPatch{CheckedInAt: &at}})
+	before = s.Entries()
+	check("a check-in after a write", []engine.Change{{Kind: engine.KindHost, ID: hostID}}, hostID)
+	if n := s.Entries() - before; n != 0 {
+		t.Errorf("a check-in after the Agent was written wrote %d log entries", n)
+	}
 
 	var agent engine.Object
 	s.Read(func(m *engine.Model) {
