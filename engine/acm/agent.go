@@ -47,25 +47,39 @@ type agentPair struct {
 // infra-env an Agent (name: the host id, in the InfraEnv's namespace,
 // labelled with its name and spec.agentLabels), takes the Agent's
 // spec.approved, role and hostname to the host, and writes the host's
-// state into the Agent's status.
-func reconcileAgents(ctx context.Context, o Options, ies []engine.Object) {
+// state into the Agent's status; only the hosts in only when not nil.
+func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only map[string]bool) {
 	byUID := map[string]engine.Object{}
 	for _, ie := range ies {
 		byUID[ie.UID] = ie
 	}
 	var pairs []agentPair
 	o.Store.Read(func(m *engine.Model) {
-		for h := range m.Hosts() {
+		add := func(h engine.Host) {
 			ie, ok := byUID[h.InfraEnvID]
 			if !ok {
-				continue
+				return
 			}
 			ref := engine.ObjectRef{Group: groupAgent, Kind: kindAgent, Namespace: ie.Namespace, Name: h.ID}
 			a, found := m.Object(ref.Key())
 			pairs = append(pairs, agentPair{host: h, ie: ie, agent: a, ok: found})
 		}
+		if only != nil {
+			for id := range only {
+				if h, ok := m.Host(id); ok {
+					add(h)
+				}
+			}
+			return
+		}
+		for h := range m.Hosts() {
+			add(h)
+		}
 	})
 	for _, p := range pairs {
+		if o.agentHook != nil {
+			o.agentHook(p.host.ID)
+		}
 		done, err := agentDeleting(ctx, o, p)
 		switch {
 		case done:
@@ -153,6 +167,9 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	}
 	old, _ := p0["status"].(map[string]any)
 	st["conditions"] = stamp(old, st["conditions"].([]any), o.Now())
+	if p.agent.Generation > 0 { // as putBody writes it: else every pass differs
+		st["observedGeneration"] = p.agent.Generation
+	}
 	before := normal(map[string]any{"spec": p0["spec"], "status": p0["status"], "metadata": p0["metadata"]})
 	body["status"] = st
 	after := normal(map[string]any{"spec": body["spec"], "status": body["status"], "metadata": body["metadata"]})

@@ -47,10 +47,15 @@ type Options struct {
 	PXE PXE
 	Now func() time.Time
 	Log *slog.Logger
+
+	agentHook func(host string) // called before each host's Agent is reconciled (tests)
 }
 
 // Run reconciles the InfraEnvs and Agents now and after every change of
-// an object, a host or an infra-env, until ctx is done.
+// an object, a host or an infra-env, until ctx is done. A batch of
+// changes that names only hosts and Agents reconciles only those hosts'
+// Agents (the InfraEnvs, clusters and BareMetalHosts are few and are
+// reconciled on every pass); any other change reconciles everything.
 func Run(ctx context.Context, o Options) error {
 	if o.Domain == nil {
 		return errors.New("acm: no domain")
@@ -63,12 +68,10 @@ func Run(ctx context.Context, o Options) error {
 	}
 	for ctx.Err() == nil {
 		sub := o.Store.Subscribe(ctx)
-		reconcileAll(ctx, o)
+		reconcileAll(ctx, o, nil)
 		for ch := range sub {
-			switch ch.Kind {
-			case engine.KindObject, engine.KindHost, engine.KindInfraEnv, engine.KindCluster, engine.KindBareMetalHost, engine.KindAll:
-				drain(sub)
-				reconcileAll(ctx, o)
+			if only, ok := scope(append([]engine.Change{ch}, drain(sub)...)); ok {
+				reconcileAll(ctx, o, only)
 			}
 		}
 	}
@@ -76,20 +79,44 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // drain takes the changes already queued: one pass covers them.
-func drain(sub <-chan engine.Change) {
+func drain(sub <-chan engine.Change) []engine.Change {
+	var chs []engine.Change
 	for {
 		select {
-		case _, ok := <-sub:
+		case ch, ok := <-sub:
 			if !ok {
-				return
+				return chs
 			}
+			chs = append(chs, ch)
 		default:
-			return
+			return chs
 		}
 	}
 }
 
-func reconcileAll(ctx context.Context, o Options) {
+// scope is what a pass after changes must reconcile: ok false when
+// nothing (no change the controller reads), only nil for every Agent,
+// else the ids of the hosts whose Agents to reconcile.
+func scope(chs []engine.Change) (only map[string]bool, ok bool) {
+	only = map[string]bool{}
+	for _, ch := range chs {
+		switch {
+		case ch.Kind == engine.KindHost && !ch.Deleted:
+			only[ch.ID] = true
+		case ch.Kind == engine.KindObject && !ch.Deleted && ch.Object != nil &&
+			ch.Object.Group == groupAgent && ch.Object.Kind == kindAgent:
+			only[ch.Object.Name] = true // an Agent's name is its host's id
+		case ch.Kind == engine.KindObject, ch.Kind == engine.KindHost, ch.Kind == engine.KindInfraEnv,
+			ch.Kind == engine.KindCluster, ch.Kind == engine.KindBareMetalHost, ch.Kind == engine.KindAll:
+			return nil, true
+		}
+	}
+	return only, len(only) > 0
+}
+
+// reconcileAll reconciles the InfraEnvs, clusters and BareMetalHosts,
+// and the Agents of the hosts in only (nil: of every host).
+func reconcileAll(ctx context.Context, o Options, only map[string]bool) {
 	var objs []engine.Object
 	made := map[string]string{} // uid → infra-env id
 	o.Store.Read(func(m *engine.Model) {
@@ -108,7 +135,7 @@ func reconcileAll(ctx context.Context, o Options) {
 			o.Log.Warn("InfraEnv not reconciled", "infra_env", obj.Namespace+"/"+obj.Name, "err", err)
 		}
 	}
-	reconcileAgents(ctx, o, objs)
+	reconcileAgents(ctx, o, objs, only)
 	reconcileOrphanAgents(ctx, o)
 	if err := unbindAgents(ctx, o); err != nil && ctx.Err() == nil {
 		o.Log.Warn("Agents not unbound", "err", err)

@@ -89,7 +89,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 		objs, _ = selectEvents(sel, objs, views)
 	}
 	page := paginate(objs, index, pg, sel.empty())
-	if views, err = h.renderAll(req.res, page.objs); err != nil {
+	if views, err = h.tableViews(req.res, r, page.objs); err != nil {
 		return err
 	}
 	if wantsTable(r) {

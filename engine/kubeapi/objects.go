@@ -61,6 +61,11 @@ func (h *Handler) render(res *Resource, o engine.Object) (map[string]any, error)
 	if err != nil {
 		return nil, fmt.Errorf("stored object %s: %w", o.Key(), err)
 	}
+	return h.finish(res, o, obj)
+}
+
+// finish completes obj, o's body or a part of it, as render does.
+func (h *Handler) finish(res *Resource, o engine.Object, obj map[string]any) (map[string]any, error) {
 	obj["apiVersion"] = res.GroupVersion()
 	obj["kind"] = res.Kind
 	md := metadata(obj)

@@ -140,7 +140,7 @@ func (s *stream) send(typ string, o engine.Object) error {
 	res := s.req.res
 	if !wantsTable(s.r) && !(res.Group == "" && res.Kind == "Secret") {
 		line, err := s.h.enc.line(res, typ, o, func() ([]byte, error) {
-			view, err := s.h.render(res, o)
+			view, err := s.h.renderRaw(res, o)
 			if err != nil {
 				return nil, err
 			}

@@ -7,10 +7,14 @@ import (
 	"github.com/rackboot/rackboot/engine"
 )
 
-// encCacheSize bounds the watch event lines kept: the watchers of a
-// change send it at about the same time, so the latest few hundred
-// changes are enough, and memory stays small whatever the window.
-const encCacheSize = 512
+// encCacheSize bounds the watch event lines kept. The watchers of a
+// change do not send it at the same time: 100 watchers catching up on a
+// burst (10,000 Agents settling after a registration storm) drift
+// thousands of changes apart on 2 CPUs, and with 512 lines each watcher
+// rendered most changes itself (the kube benchmark's watch phase spent
+// 78% of its CPU there and did not finish). 8192 lines of a 6 KB Agent
+// are about 50 MiB at most.
+const encCacheSize = 8192
 
 // encCache keeps the encoded watch line of the latest changes, so that N
 // watchers of the same change render and marshal it once instead of N

@@ -69,3 +69,25 @@ func TestWatchersShareOneEncoding(t *testing.T) {
 		t.Errorf("an evicted change was not encoded again: %q", b)
 	}
 }
+
+// A watcher thousands of changes behind the first one (many watchers
+// catching up on a burst of changes) still finds their lines encoded.
+func TestLaggingWatcherSharesEncoding(t *testing.T) {
+	c := newEncCache()
+	agent := &Resource{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: "Agent"}
+	encodes := 0
+	enc := func() ([]byte, error) { encodes++; return []byte("l"), nil }
+	o := engine.Object{ObjectRef: engine.ObjectRef{Group: agent.Group, Kind: "Agent", Namespace: "ns", Name: "a"}}
+	const burst = 5000
+	for pass := range 2 { // the first watcher, then one 5,000 changes behind
+		for i := range burst {
+			o.Revision = uint64(i + 1)
+			if _, err := c.line(agent, modified, o, enc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if encodes != burst {
+			t.Fatalf("after watcher %d: %d encodes of %d changes, want each once", pass+1, encodes, burst)
+		}
+	}
+}

@@ -1,0 +1,30 @@
+package acm
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/rackboot/rackboot/engine"
+)
+
+// WithAgentHook is o calling f with the host of every Agent reconciled.
+func WithAgentHook(o Options, f func(host string)) Options {
+	o.agentHook = f
+	return o
+}
+
+// Pass is the pass Run makes after the changes chs (false: none).
+func Pass(ctx context.Context, o Options, chs []engine.Change) bool {
+	only, ok := scope(chs)
+	if ok {
+		if o.Now == nil {
+			o.Now = time.Now
+		}
+		if o.Log == nil {
+			o.Log = slog.New(slog.DiscardHandler)
+		}
+		reconcileAll(ctx, o, only)
+	}
+	return ok
+}
