@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,37 +86,18 @@ func writeReader(t *testing.T, path string, r interface {
 	}
 }
 
-// bootCDROM runs QEMU (TCG) from the ISO until the guest powers off and
-// returns its serial console. The NIC is QEMU's user network with
-// restrict=on: its built-in DHCP answers, nothing leaves the process.
+// bootCDROM boots the ISO (qemu.BootCD) until the guest powers off and
+// returns its console; a guest stuck at a prompt fails the test.
 func bootCDROM(t *testing.T, dir, cdrom string, fw qemu.Firmware) string {
 	t.Helper()
-	log := filepath.Join(dir, "console.log")
-	args := []string{"-accel", "tcg", "-m", "1024", "-nographic", "-monitor", "none", "-parallel", "none",
-		"-serial", "file:" + log, "-no-reboot", "-nic", "user,model=virtio-net-pci,restrict=on"}
-	if fw == qemu.UEFI {
-		vars := filepath.Join(dir, "OVMF_VARS.fd")
-		data, err := os.ReadFile(qemu.DefaultOVMFVars)
-		if err != nil {
-			t.Skipf("OVMF: %v", err)
-		}
-		if err := os.WriteFile(vars, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "-machine", "q35",
-			"-drive", "if=pflash,format=raw,readonly=on,file="+qemu.DefaultOVMFCode,
-			"-drive", "if=pflash,format=raw,file="+vars,
-			"-drive", "media=cdrom,if=none,id=cd,readonly=on,format=raw,file="+cdrom,
-			"-device", "ide-cd,drive=cd,bootindex=0")
-	} else {
-		args = append(args, "-cdrom", cdrom, "-boot", "d")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute) // a guest stuck at a prompt fails
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, qemu.DefaultBinary, args...).CombinedOutput()
-	console := qemu.ReadConsole(log)
+	console, err := qemu.BootCD(ctx, dir, cdrom, fw, 1024)
+	if errors.Is(err, qemu.ErrNoOVMF) {
+		t.Skip(err)
+	}
 	if err != nil {
-		t.Fatalf("qemu: %v\n%s\nconsole tail:\n%s", err, out, qemu.Tail(console, 40))
+		t.Fatalf("%v\nconsole tail:\n%s", err, qemu.Tail(console, 40))
 	}
 	return console
 }
