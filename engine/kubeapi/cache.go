@@ -43,7 +43,7 @@ type watchCache struct {
 	events  []event
 	latest  map[string]engine.Object
 	order   map[string][]string // the keys of latest by kindKey, sorted
-	notify  chan struct{} // closed (and replaced) on every change of the above
+	notify  chan struct{}       // closed (and replaced) on every change of the above
 }
 
 func newWatchCache(store engine.Store, res []*Resource, size int) *watchCache {
