@@ -81,24 +81,16 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 		return err
 	}
 	index := page.index
-	var views []map[string]any
-	if views, err = h.tableViews(req.res, r, page.objs); err != nil {
+	if !wantsTable(r) {
+		return h.writeList(w, req.res, page)
+	}
+	views, err := h.tableViews(req.res, r, page.objs)
+	if err != nil {
 		return err
 	}
-	if wantsTable(r) {
-		t := h.table(req.res, r, page.objs, views, index)
-		t["metadata"] = page.listMeta()
-		writeJSON(w, http.StatusOK, t)
-		return nil
-	}
-	items := make([]any, len(views))
-	for i, v := range views {
-		items[i] = v
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"apiVersion": req.res.GroupVersion(), "kind": req.res.Kind + "List",
-		"metadata": page.listMeta(), "items": items,
-	})
+	t := h.table(req.res, r, page.objs, views, index)
+	t["metadata"] = page.listMeta()
+	writeJSON(w, http.StatusOK, t)
 	return nil
 }
 
