@@ -200,8 +200,8 @@ func (c *watchCache) since(rv uint64) (at cursor, gone bool, current uint64, wai
 	return cursor{c.epoch, c.first + uint64(i)}, false, current, nil, true
 }
 
-// next returns the events after at, the new position, and a channel
-// closed when more arrive; ok false when at is no longer in the window
+// next returns the events after at (read only), the new position, and a
+// channel closed when more arrive; ok false when at is no longer in the window
 // (the watch must end).
 func (c *watchCache) next(at cursor) (evs []event, next cursor, wait <-chan struct{}, ok bool) {
 	c.mu.Lock()
@@ -210,7 +210,13 @@ func (c *watchCache) next(at cursor) (evs []event, next cursor, wait <-chan stru
 		return nil, at, nil, false
 	}
 	i := int(at.seq - c.first)
-	evs = append(evs, c.events[i:]...)
+	// Shared, not copied: events are never changed in place (append
+	// writes past the end, a trim makes a new array), so each of 100
+	// watchers lagging by thousands of changes no longer holds its own
+	// copy of them. The capacity is capped so that the caller cannot
+	// append into the cache's array.
+	n := len(c.events)
+	evs = c.events[i:n:n]
 	return evs, cursor{c.epoch, c.first + uint64(len(c.events))}, c.notify, true
 }
 
