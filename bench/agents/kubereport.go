@@ -81,6 +81,7 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 		return nil, err
 	}
 	res.memAgents, _ = readMemory(srv.pid())
+	saveProfiles(ctx, o.pprofDir, srv, "kube-settled")
 	mem := &memSampler{pid: srv.pid()}
 	mctx, mstop := context.WithCancel(ctx)
 	defer mstop()
@@ -99,6 +100,7 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 	if res.tableBytes, res.tableReqs, res.tableTime, err = k.listBytes(ctx); err != nil {
 		return nil, err
 	}
+	saveProfiles(ctx, o.pprofDir, srv, "kube-list")
 	names := make([]string, 0, len(list.Items))
 	for _, it := range list.Items {
 		names = append(names, it.Metadata.Name)
@@ -111,6 +113,7 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 		res.watchErr = err // the report says so; the other numbers stand
 	}
 	mstop()
+	saveProfiles(ctx, o.pprofDir, srv, "kube-watch")
 	res.memPeak, _ = mem.result()
 	if m, err := readMemory(srv.pid()); err == nil {
 		res.memPeak.HWM = m.HWM

@@ -83,14 +83,14 @@ func (p *profile) wait() {
 // server's /debug/pprof into dir/<name>.cpu.pprof (nothing when dir is
 // empty or the server is the binary).
 func startProfile(ctx context.Context, dir string, srv *server, name string, d time.Duration) *profile {
-	if dir == "" || srv.kind != kindInProcess {
+	if dir == "" || srv.profBase() == "" {
 		return nil
 	}
 	p := &profile{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		secs := max(1, int(d/time.Second))
-		if err := fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", srv.base, secs),
+		if err := fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", srv.profBase(), secs),
 			filepath.Join(dir, name+".cpu.pprof")); err != nil {
 			fmt.Fprintln(os.Stderr, "agents: profile:", err)
 		}
@@ -101,11 +101,11 @@ func startProfile(ctx context.Context, dir string, srv *server, name string, d t
 // saveProfiles saves the server's heap, block and mutex profiles (the
 // last two cumulative since start) into dir/<name>.<kind>.pprof.
 func saveProfiles(ctx context.Context, dir string, srv *server, name string) {
-	if dir == "" || srv.kind != kindInProcess {
+	if dir == "" || srv.profBase() == "" {
 		return
 	}
 	for _, kind := range []string{"heap", "block", "mutex"} {
-		if err := fetchTo(ctx, srv.base+"/debug/pprof/"+kind, filepath.Join(dir, name+"."+kind+".pprof")); err != nil {
+		if err := fetchTo(ctx, srv.profBase()+"/debug/pprof/"+kind, filepath.Join(dir, name+"."+kind+".pprof")); err != nil {
 			fmt.Fprintf(os.Stderr, "agents: %s profile: %v\n", kind, err)
 		}
 	}
@@ -114,10 +114,10 @@ func saveProfiles(ctx context.Context, dir string, srv *server, name string) {
 // saveGoroutines saves every goroutine's stack of the server into
 // dir/<name>.goroutines.txt.
 func saveGoroutines(ctx context.Context, dir string, srv *server, name string) {
-	if dir == "" || srv.kind != kindInProcess {
+	if dir == "" || srv.profBase() == "" {
 		return
 	}
-	if err := fetchTo(ctx, srv.base+"/debug/pprof/goroutine?debug=2", filepath.Join(dir, name+".goroutines.txt")); err != nil {
+	if err := fetchTo(ctx, srv.profBase()+"/debug/pprof/goroutine?debug=2", filepath.Join(dir, name+".goroutines.txt")); err != nil {
 		fmt.Fprintln(os.Stderr, "agents: goroutine dump:", err)
 	}
 }

@@ -45,6 +45,15 @@ type server struct {
 	dataDir string
 	token   string       // admin token
 	http    *http.Client // nil: http.DefaultClient
+	pprof   string       // the binary's server.pprof_listen as a URL ("": none)
+}
+
+// profBase is where the server serves /debug/pprof ("": nowhere).
+func (s *server) profBase() string {
+	if s.kind == kindInProcess {
+		return s.base
+	}
+	return s.pprof
 }
 
 // client is the HTTP client that reaches the server.
@@ -62,7 +71,7 @@ func (s *server) pid() int { return s.cmd.Process.Pid }
 // serverOpts say which server to start and how.
 type serverOpts struct {
 	kind, bin, work string
-	contention      bool   // in-process: profile blocking and mutex contention
+	contention      bool   // in-process: profile blocking and mutex contention; binary: serve /debug/pprof (server.pprof_listen)
 	nice            int    // run the server under nice(1) -n nice (0: not)
 	extraTOML       string // appended to the binary's configuration
 }
@@ -105,12 +114,21 @@ func startBinary(ctx context.Context, o serverOpts, dataDir string) (*server, er
 		return nil, err
 	}
 	conf := filepath.Join(dataDir, "rackbootd.toml")
-	text := fmt.Sprintf("[server]\ndata_dir = %q\nadvertise = \"127.0.0.1\"\nhttp_listen = \"127.0.0.1:%d\"\n\n[tftp]\nenabled = false\n",
-		dataDir, port) + o.extraTOML
+	pprofLine, pprofBase := "", ""
+	if o.contention {
+		pport, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		pprofLine = fmt.Sprintf("pprof_listen = \"127.0.0.1:%d\"\n", pport)
+		pprofBase = fmt.Sprintf("http://127.0.0.1:%d", pport)
+	}
+	text := fmt.Sprintf("[server]\ndata_dir = %q\nadvertise = \"127.0.0.1\"\nhttp_listen = \"127.0.0.1:%d\"\n%s\n[tftp]\nenabled = false\n",
+		dataDir, port, pprofLine) + o.extraTOML
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrServer, err)
 	}
-	s := &server{kind: kindBinary, dataDir: dataDir, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	s := &server{kind: kindBinary, dataDir: dataDir, base: fmt.Sprintf("http://127.0.0.1:%d", port), pprof: pprofBase}
 	if err := s.start(o.command(o.bin, "-config", conf), "rackbootd.log"); err != nil {
 		return nil, err
 	}

@@ -55,6 +55,9 @@ type daemon struct {
 	httpLn     net.Listener
 	httpCancel context.CancelFunc // ends the requests' base context (watch streams) at stop
 
+	pprof   *http.Server // nil unless server.pprof_listen is set (pprof.go)
+	pprofLn net.Listener
+
 	// imageSets are the configuration file's image sets, which the
 	// leader-side sync reads while a reload may replace them.
 	imageSets atomic.Pointer[[]config.ImageSet]
@@ -97,6 +100,9 @@ func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.Le
 		return nil, err
 	}
 	if err := d.newHTTP(); err != nil {
+		return nil, err
+	}
+	if err := d.newPprof(); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -179,7 +185,7 @@ func (d *daemon) newTFTP() error {
 // start runs every service; the channel gets one value per service that
 // stops serving.
 func (d *daemon) start(ctx context.Context) <-chan error {
-	errc := make(chan error, 4)
+	errc := make(chan error, 5)
 	d.runEngine(ctx)
 	d.runLeader(ctx)
 	run := func(name string, serve func() error) {
@@ -200,6 +206,9 @@ func (d *daemon) start(ctx context.Context) <-chan error {
 		run("tftp", func() error { return ignore(d.tftp.Serve(d.tftpConn), tftp.ErrServerClosed) })
 	}
 	run("http", func() error { return ignore(d.http.Serve(d.httpLn), http.ErrServerClosed) })
+	if d.pprof != nil {
+		run("pprof", func() error { return ignore(d.pprof.Serve(d.pprofLn), http.ErrServerClosed) })
+	}
 	go d.watchHalt(ctx, errc)
 	return errc
 }
@@ -236,6 +245,9 @@ func (d *daemon) stop(ctx context.Context, cancel context.CancelFunc) error {
 	if d.tftp != nil {
 		d.tftp.Shutdown()
 	}
+	if d.pprof != nil {
+		d.pprof.Close() // a CPU profile in progress is cut off
+	}
 	cancel()
 	d.wg.Wait()
 	errs = append(errs, d.close())
@@ -254,6 +266,9 @@ func (d *daemon) close() error {
 	}
 	if d.httpLn != nil {
 		d.httpLn.Close()
+	}
+	if d.pprofLn != nil {
+		d.pprofLn.Close()
 	}
 	if d.httpCancel != nil {
 		d.httpCancel()

@@ -80,6 +80,7 @@ func restartOnly(a, b *config.Config) []string {
 	check("server.data_dir", a.Server.DataDir == b.Server.DataDir)
 	check("server.advertise", a.Server.Advertise == b.Server.Advertise)
 	check("server.http_listen", a.Server.HTTPListen == b.Server.HTTPListen)
+	check("server.pprof_listen", a.Server.PprofListen == b.Server.PprofListen)
 	check("server.log_format", a.Server.LogFormat == b.Server.LogFormat)
 	check("dhcp.mode", a.DHCP.Mode == b.DHCP.Mode)
 	check("dhcp.interfaces", slices.Equal(a.DHCP.Interfaces, b.DHCP.Interfaces))

@@ -42,7 +42,8 @@ type watchCache struct {
 	first   uint64 // sequence number of events[0]
 	events  []event
 	latest  map[string]engine.Object
-	notify  chan struct{} // closed (and replaced) on every change of the above
+	order   map[string][]string // the keys of latest by kindKey, sorted
+	notify  chan struct{}       // closed (and replaced) on every change of the above
 }
 
 func newWatchCache(store engine.Store, res []*Resource, size int) *watchCache {
@@ -65,13 +66,17 @@ func (c *watchCache) run(ctx context.Context) {
 
 func (c *watchCache) load() {
 	latest := map[string]engine.Object{}
+	order := map[string][]string{}
 	var index uint64
 	c.store.Read(func(m *engine.Model) {
 		index = m.Index()
 		for _, k := range c.kinds {
-			for o := range m.Objects(k[0], k[1], "") {
+			var keys []string
+			for o := range m.Objects(k[0], k[1], "") { // in key order
 				latest[o.Key()] = o
+				keys = append(keys, o.Key())
 			}
+			order[kindKey(k[0], k[1])] = keys
 		}
 	})
 	c.mu.Lock()
@@ -82,6 +87,7 @@ func (c *watchCache) load() {
 	c.first += uint64(len(c.events))
 	c.events = nil
 	c.latest = latest
+	c.order = order
 	c.wake()
 }
 
@@ -109,10 +115,12 @@ func (c *watchCache) apply(ch engine.Change) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	prev, had := c.latest[ch.ID]
+	kk := kindKey(o.Group, o.Kind)
 	switch {
 	case ch.Deleted:
 		o.Revision = ch.Index
 		delete(c.latest, ch.ID)
+		c.order[kk] = removeKey(c.order[kk], ch.ID)
 		var before *engine.Object
 		if had {
 			before = &prev
@@ -125,6 +133,7 @@ func (c *watchCache) apply(ch engine.Change) {
 		c.append(event{index: ch.Index, typ: modified, obj: o, prev: &prev})
 	default:
 		c.latest[ch.ID] = o
+		c.order[kk] = insertKey(c.order[kk], ch.ID)
 		c.append(event{index: ch.Index, typ: added, obj: o})
 	}
 }
@@ -191,8 +200,8 @@ func (c *watchCache) since(rv uint64) (at cursor, gone bool, current uint64, wai
 	return cursor{c.epoch, c.first + uint64(i)}, false, current, nil, true
 }
 
-// next returns the events after at, the new position, and a channel
-// closed when more arrive; ok false when at is no longer in the window
+// next returns the events after at (read only), the new position, and a
+// channel closed when more arrive; ok false when at is no longer in the window
 // (the watch must end).
 func (c *watchCache) next(at cursor) (evs []event, next cursor, wait <-chan struct{}, ok bool) {
 	c.mu.Lock()
@@ -201,7 +210,13 @@ func (c *watchCache) next(at cursor) (evs []event, next cursor, wait <-chan stru
 		return nil, at, nil, false
 	}
 	i := int(at.seq - c.first)
-	evs = append(evs, c.events[i:]...)
+	// Shared, not copied: events are never changed in place (append
+	// writes past the end, a trim makes a new array), so each of 100
+	// watchers lagging by thousands of changes no longer holds its own
+	// copy of them. The capacity is capped so that the caller cannot
+	// append into the cache's array.
+	n := len(c.events)
+	evs = c.events[i:n:n]
 	return evs, cursor{c.epoch, c.first + uint64(len(c.events))}, c.notify, true
 }
 

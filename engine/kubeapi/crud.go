@@ -71,42 +71,39 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 			return storeError(req.res, "", err)
 		}
 	}
-	all, index, err := h.objectsAt(r.Context(), req, pg)
+	var page listed
+	if isEvent(req.res) {
+		page, err = h.listEvents(req, pg, sel)
+	} else {
+		page, err = h.listPage(r.Context(), req, pg, sel)
+	}
 	if err != nil {
 		return err
 	}
-	var objs []engine.Object
-	var views []map[string]any
-	for _, o := range all {
-		if isEvent(req.res) || sel.matches(o) {
-			objs = append(objs, o)
-		}
+	index := page.index
+	if !wantsTable(r) {
+		return h.writeList(w, req.res, page)
 	}
-	if isEvent(req.res) {
-		if views, err = h.renderAll(req.res, objs); err != nil {
-			return err
-		}
-		objs, _ = selectEvents(sel, objs, views)
-	}
-	page := paginate(objs, index, pg, sel.empty())
-	if views, err = h.tableViews(req.res, r, page.objs); err != nil {
+	views, err := h.tableViews(req.res, r, page.objs)
+	if err != nil {
 		return err
 	}
-	if wantsTable(r) {
-		t := h.table(req.res, r, page.objs, views, index)
-		t["metadata"] = page.listMeta()
-		writeJSON(w, http.StatusOK, t)
-		return nil
-	}
-	items := make([]any, len(views))
-	for i, v := range views {
-		items[i] = v
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"apiVersion": req.res.GroupVersion(), "kind": req.res.Kind + "List",
-		"metadata": page.listMeta(), "items": items,
-	})
+	t := h.table(req.res, r, page.objs, views, index)
+	t["metadata"] = page.listMeta()
+	writeJSON(w, http.StatusOK, t)
 	return nil
+}
+
+// listEvents is a page of Events, selected by their fields. Events are
+// not in the watch cache: a continued list reads the current ones.
+func (h *Handler) listEvents(req *request, pg page, sel selector) (listed, error) {
+	objs, index := h.eventsAt(req)
+	views, err := h.renderAll(req.res, objs)
+	if err != nil {
+		return listed{}, err
+	}
+	objs, _ = selectEvents(sel, objs, views)
+	return paginate(objs, index, pg, sel.empty()), nil
 }
 
 // renderAll renders objs.

@@ -94,39 +94,60 @@ type listed struct {
 	remaining *int64
 }
 
-// objectsAt returns the objects of res in key order as the list p asks
-// for sees them: the current ones (read at index), or, for a continued
-// list, those at the token's resourceVersion.
-func (h *Handler) objectsAt(ctx context.Context, req *request, p page) ([]engine.Object, uint64, error) {
-	if p.token != nil && p.token.ResourceVersion > 0 && !isEvent(req.res) {
-		rv := uint64(p.token.ResourceVersion)
-		objs, gone, err := h.cache.at(ctx, rv, req.res.Group, req.res.Kind, p.token.StartKey)
+// listPage reads one page of a list of res (not Events) from the watch
+// cache in O(page): at the token's resourceVersion for a continued list,
+// else at the store's current index.
+func (h *Handler) listPage(ctx context.Context, req *request, p page, sel selector) (listed, error) {
+	q := pageQuery{group: req.res.Group, kind: req.res.Kind, ns: req.ns, limit: p.limit,
+		match: sel.matches, count: sel.empty()}
+	if p.token != nil {
+		q.start = p.token.StartKey
+	}
+	for {
+		var rv uint64
+		if p.token != nil && p.token.ResourceVersion > 0 {
+			rv = uint64(p.token.ResourceVersion)
+		} else {
+			h.opts.Store.Read(func(m *engine.Model) { rv = m.Index() })
+		}
+		res, gone, err := h.cache.page(ctx, rv, q)
 		if err != nil {
-			return nil, 0, err
+			return listed{}, err
+		}
+		if gone && (p.token == nil || p.token.ResourceVersion < 0) {
+			continue // the cache reloaded after rv was read: read the current index again
 		}
 		if gone {
 			s := newStatus(http.StatusGone, metav1.StatusReasonExpired, inconsistentContinue, nil)
 			s.status.ListMeta.Continue = continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: -1, StartKey: p.token.StartKey}.encode()
-			return nil, 0, s
+			return listed{}, s
 		}
-		return objs, rv, nil
+		out := listed{objs: res.objs, index: rv}
+		if res.more {
+			out.cont = continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: int64(rv),
+				StartKey: res.objs[len(res.objs)-1].Key() + "\x00"}.encode()
+			if q.count {
+				out.remaining = &res.remaining
+			}
+		}
+		return out, nil
 	}
+}
+
+// eventsAt returns the Events in key order and the list's resourceVersion
+// (an Event's is its domain event's sequence number, events_watch.go).
+func (h *Handler) eventsAt(req *request) ([]engine.Object, uint64) {
 	var objs []engine.Object
 	var index uint64
 	h.opts.Store.Read(func(m *engine.Model) {
-		index = m.Index()
 		for o := range m.Objects(req.res.Group, req.res.Kind, req.ns) {
 			objs = append(objs, o)
 		}
-		if isEvent(req.res) {
-			// An Event's resourceVersion is its domain event's sequence
-			// number (events_watch.go).
-			index = lastEventSeq(m, 0)
-			objs = append(objs, domainEvents(m, req.ns, 0)...)
-			slicesSortFunc(objs)
-		}
+		index = lastEventSeq(m, 0)
+		objs = append(objs, domainEvents(m, req.ns, 0)...)
+		slicesSortFunc(objs)
 	})
-	return objs, index, nil
+	return objs, index
 }
 
 // paginate keeps the objects after the token's start key, at most limit

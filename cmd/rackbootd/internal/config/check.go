@@ -64,6 +64,14 @@ func (c *checker) server(f fileServer) {
 		s.Advertise = a
 	}
 	s.HTTPListen = c.listen("server.http_listen", c.str("server.http_listen", f.HTTPListen, ":8080"))
+	if f.PprofListen != "" {
+		s.PprofListen = c.listen("server.pprof_listen", f.PprofListen)
+		if host, _, err := net.SplitHostPort(f.PprofListen); err == nil {
+			if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+				c.errAt("server.pprof_listen", "server.pprof_listen %q must be a loopback address (127.0.0.1:port or [::1]:port): profiles show the daemon's memory", f.PprofListen)
+			}
+		}
+	}
 	switch lvl := c.str("server.log_level", f.LogLevel, "info"); lvl {
 	case "debug", "info", "warn", "error":
 		_ = s.LogLevel.UnmarshalText([]byte(lvl))

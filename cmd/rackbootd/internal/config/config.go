@@ -53,8 +53,11 @@ type Server struct {
 	DataDir    string
 	Advertise  netip.Addr // the IPv4 address hosts use to reach this appliance
 	HTTPListen string     // host:port
-	LogLevel   slog.Level
-	LogFormat  string // "text" or "json"
+	// PprofListen is a loopback host:port serving Go's /debug/pprof
+	// profiles ("": off).
+	PprofListen string
+	LogLevel    slog.Level
+	LogFormat   string // "text" or "json"
 	// AgentDir holds rackboot-agent for each Go architecture,
 	// <agent_dir>/<goarch>/rackboot-agent, as `make build` lays out
 	// bin/agent/; Agents are those found, read when a CoreOS image set

@@ -15,12 +15,13 @@ type file struct {
 }
 
 type fileServer struct {
-	DataDir    string `toml:"data_dir"`
-	Advertise  string `toml:"advertise"`
-	HTTPListen string `toml:"http_listen"`
-	LogLevel   string `toml:"log_level"`
-	LogFormat  string `toml:"log_format"`
-	AgentDir   string `toml:"agent_dir"`
+	DataDir     string `toml:"data_dir"`
+	Advertise   string `toml:"advertise"`
+	HTTPListen  string `toml:"http_listen"`
+	PprofListen string `toml:"pprof_listen"`
+	LogLevel    string `toml:"log_level"`
+	LogFormat   string `toml:"log_format"`
+	AgentDir    string `toml:"agent_dir"`
 }
 
 type fileDHCP struct {
