@@ -287,6 +287,17 @@ func (s *Store) Halted() <-chan struct{} { return s.fsm.halt.done }
 // HaltErr is the error that halted this node, or nil.
 func (s *Store) HaltErr() error { return s.fsm.halt.get() }
 
+// HandOver passes the leadership of a rack cluster to the most up-to-date
+// follower (raft's leadership transfer), waiting an election timeout at
+// most. A node that does not lead, or leads alone, has nothing to hand
+// over: nil.
+func (s *Store) HandOver() error {
+	if s.net == nil || s.raft.State() != raft.Leader {
+		return nil
+	}
+	return s.raft.LeadershipTransfer().Error()
+}
+
 // handOver passes the leadership of a rack cluster to the most
 // up-to-date follower before this node stops, so that a planned restart
 // costs no election timeout. It gives up after raft's own timeout (an
@@ -295,7 +306,7 @@ func (s *Store) handOver() {
 	if s.net == nil || s.noHandOver || s.raft.State() != raft.Leader {
 		return
 	}
-	if err := s.raft.LeadershipTransfer().Error(); err != nil {
+	if err := s.HandOver(); err != nil {
 		s.cfg.Log.Warn("could not hand the leadership over before stopping", "err", err)
 		return
 	}

@@ -138,3 +138,44 @@ func latestBool(c chan bool, v bool) {
 	}
 	c <- v
 }
+
+// handOverStore is the part of the state store handOverWhileFull uses
+// (*cluster.Store).
+type handOverStore interface {
+	LeaderChanges(ctx context.Context) <-chan bool
+	HandOver() error
+}
+
+// handOverWhileFull passes raft's leadership on whenever this node leads
+// while its data directory is full, and tries again every interval until
+// it no longer leads or has room: a full node can still win an election
+// (its log is as long as the others'), and once its log store finds room
+// for the election's no-op entry in pages it already holds, it would
+// keep leading without doing the leader's duties, and no other node would.
+func (g *diskGuard) handOverWhileFull(ctx context.Context, st handOverStore, interval time.Duration) {
+	leaders := st.LeaderChanges(ctx)
+	leader := false
+	for {
+		full, changed := g.state()
+		var retry <-chan time.Time
+		if leader && full {
+			if err := st.HandOver(); err != nil {
+				g.log.Warn("data directory full: could not hand the raft leadership over", "data_dir", g.dir, "err", err)
+			} else {
+				g.log.Info("data directory full: handed the raft leadership over", "data_dir", g.dir)
+			}
+			retry = time.After(interval)
+		}
+		select {
+		case v, ok := <-leaders:
+			if !ok {
+				return
+			}
+			leader = v
+		case <-changed:
+		case <-retry:
+		case <-ctx.Done():
+			return
+		}
+	}
+}

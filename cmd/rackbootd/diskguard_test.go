@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -50,4 +51,58 @@ func TestDiskGuardGivesUpDuties(t *testing.T) {
 	if strings.Count(out, "data directory full") != 1 || strings.Count(out, "has room again") != 1 {
 		t.Fatalf("the guard should say each change once:\n%s", out)
 	}
+}
+
+// fakeHandOver is a store whose leadership the test sets and that counts
+// the hand-overs asked of it.
+type fakeHandOver struct {
+	leaders  chan bool
+	handOver chan struct{}
+}
+
+func (f *fakeHandOver) LeaderChanges(context.Context) <-chan bool { return f.leaders }
+func (f *fakeHandOver) HandOver() error {
+	select {
+	case f.handOver <- struct{}{}:
+	default: // retries beyond the buffer need not be counted
+	}
+	return nil
+}
+
+// TestDiskGuardHandsLeadershipOver: a node that leads while its data
+// directory is full passes raft's leadership on (and again while it still
+// leads), so the rack gets a leader that does the duties; a leader with
+// room, or a full follower, keeps what it has.
+func TestDiskGuardHandsLeadershipOver(t *testing.T) {
+	var free atomic.Uint64
+	free.Store(1 << 30)
+	g := newDiskGuard("/data", slog.New(slog.DiscardHandler))
+	g.free = func(string) (uint64, error) { return free.Load(), nil }
+	g.check()
+	st := &fakeHandOver{leaders: make(chan bool), handOver: make(chan struct{}, 8)}
+	go g.handOverWhileFull(t.Context(), st, time.Millisecond)
+	wantHandOver := func(want bool) {
+		t.Helper()
+		select {
+		case <-st.handOver:
+			if !want {
+				t.Fatal("handed the leadership over with room on the disk, or as a follower")
+			}
+		case <-time.After(200 * time.Millisecond): // nothing to wait for when none is due
+			if want {
+				t.Fatal("a full leader did not hand the leadership over")
+			}
+		}
+	}
+	st.leaders <- true // leading, with room
+	wantHandOver(false)
+	free.Store(1 << 20)
+	g.check() // full while leading
+	wantHandOver(true)
+	wantHandOver(true) // still leading: tried again
+	st.leaders <- false
+	for len(st.handOver) > 0 {
+		<-st.handOver
+	}
+	wantHandOver(false)
 }

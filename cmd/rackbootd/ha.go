@@ -60,6 +60,11 @@ func (d *daemon) runLeader(ctx context.Context) {
 		defer d.wg.Done()
 		d.disk.run(ctx, diskInterval)
 	}()
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		d.disk.handOverWhileFull(ctx, d.store, diskInterval)
+	}()
 	if d.vip == nil {
 		return
 	}
