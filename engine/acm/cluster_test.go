@@ -121,11 +121,10 @@ func TestClusterDeploymentController(t *testing.T) {
 	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
 	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
 	var a engine.Object
-	var b map[string]any
-	s.Read(func(m *engine.Model) { a, b, _ = agentOf(m) })
-	b["spec"].(map[string]any)["clusterDeploymentName"] = map[string]any{"name": "c1", "namespace": "ns"}
-	a.Body, _ = json.Marshal(b)
-	apply(t, s, &engine.PutObject{Object: a, IfRevision: a.Revision})
+	s.Read(func(m *engine.Model) { a, _, _ = agentOf(m) })
+	patch(t, s, a.ObjectRef, func(b map[string]any) {
+		b["spec"].(map[string]any)["clusterDeploymentName"] = map[string]any{"name": "c1", "namespace": "ns"}
+	}, false)
 	waitFor(t, s, "the host bound and its Agent Bound", func(m *engine.Model) bool {
 		h, _ := m.Host(hostID)
 		_, b, _ := agentOf(m)
@@ -278,15 +277,10 @@ func TestACISpecChangeTakenToCluster(t *testing.T) {
 		_, ok := m.Cluster(aciUID)
 		return ok && strings.Contains(string(o.Body), `"rackboot.io/synced-generation"`)
 	})
-	var o engine.Object
-	s.Read(func(m *engine.Model) { o, _ = m.Object(ref.Key()) })
-	var b map[string]any
-	_ = json.Unmarshal(o.Body, &b)
-	sp := b["spec"].(map[string]any)
-	sp["holdInstallation"], sp["sshPublicKey"] = true, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOmN2oqCA8Hf0ADq0MFoZyxuyV0U1d4H0ADTbPjkpfu0 k"
-	o.Body, _ = json.Marshal(b)
-	o.Generation++
-	apply(t, s, &engine.PutObject{Object: o, IfRevision: o.Revision})
+	patch(t, s, ref, func(b map[string]any) {
+		sp := b["spec"].(map[string]any)
+		sp["holdInstallation"], sp["sshPublicKey"] = true, "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOmN2oqCA8Hf0ADq0MFoZyxuyV0U1d4H0ADTbPjkpfu0 k"
+	}, true)
 	waitFor(t, s, "the change on the cluster", func(m *engine.Model) bool {
 		c, _ := m.Cluster(aciUID)
 		return c.HoldInstallation && strings.HasSuffix(c.SSHPublicKey, " k")

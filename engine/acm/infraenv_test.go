@@ -168,11 +168,8 @@ func TestAgentsForHosts(t *testing.T) {
 
 	// kubectl patch ... -p '{"spec":{"approved":true}}' --type merge
 	var a engine.Object
-	var b map[string]any
-	s.Read(func(m *engine.Model) { a, b, _ = agentOf(m) })
-	b["spec"].(map[string]any)["approved"] = true
-	a.Body, _ = json.Marshal(b)
-	apply(t, s, &engine.PutObject{Object: a, IfRevision: a.Revision})
+	s.Read(func(m *engine.Model) { a, _, _ = agentOf(m) })
+	patch(t, s, a.ObjectRef, func(b map[string]any) { b["spec"].(map[string]any)["approved"] = true }, false)
 	waitFor(t, s, "the host approved", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.Approved })
 
 	role := "master"
