@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -303,28 +302,18 @@ func TestAgentUnbind(t *testing.T) {
 	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
 	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
 	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
-	setCD := func(v any) { // as kubectl patch: again on a conflict
+	var agent engine.Object
+	s.Read(func(m *engine.Model) { agent, _, _ = agentOf(m) })
+	setCD := func(v any) { // as kubectl patch
 		t.Helper()
-		for {
-			var a engine.Object
-			var b map[string]any
-			s.Read(func(m *engine.Model) { a, b, _ = agentOf(m) })
+		patch(t, s, agent.ObjectRef, func(b map[string]any) {
 			sp := b["spec"].(map[string]any)
 			if v == nil {
 				delete(sp, "clusterDeploymentName")
 			} else {
 				sp["clusterDeploymentName"] = v
 			}
-			a.Body, _ = json.Marshal(b)
-			a.Generation++
-			_, err := s.Apply(context.Background(), &engine.PutObject{Object: a, IfRevision: a.Revision})
-			if !errors.Is(err, engine.ErrConflict) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-		}
+		}, true)
 	}
 	setCD(map[string]any{"name": "c1", "namespace": "ns"})
 	waitFor(t, s, "the host bound", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.ClusterID == aciUID })

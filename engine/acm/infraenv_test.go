@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -195,22 +194,11 @@ func TestAgentOverridesToHost(t *testing.T) {
 	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
 	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
 	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
-	setSpec := func(k string, v any) { // as kubectl patch: again on a conflict
+	var agent engine.Object
+	s.Read(func(m *engine.Model) { agent, _, _ = agentOf(m) })
+	setSpec := func(k string, v any) { // as kubectl patch
 		t.Helper()
-		for {
-			var a engine.Object
-			var b map[string]any
-			s.Read(func(m *engine.Model) { a, b, _ = agentOf(m) })
-			b["spec"].(map[string]any)[k] = v
-			a.Body, _ = json.Marshal(b)
-			_, err := s.Apply(context.Background(), &engine.PutObject{Object: a, IfRevision: a.Revision})
-			if !errors.Is(err, engine.ErrConflict) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-		}
+		patch(t, s, agent.ObjectRef, func(b map[string]any) { b["spec"].(map[string]any)[k] = v }, false)
 	}
 	const good = `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/x","contents":{"source":"data:,x"}}]}}`
 	setSpec("ignitionConfigOverrides", good)

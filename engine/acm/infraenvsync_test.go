@@ -107,25 +107,10 @@ func putNMState(t *testing.T, s *enginetest.Store, name, label, body string) {
 // (the generation moves).
 func setInfraEnvSpec(t *testing.T, s *enginetest.Store, spec string) {
 	t.Helper()
+	var sp any
+	_ = json.Unmarshal([]byte(spec), &sp)
 	ref := engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "InfraEnv", Namespace: "ns", Name: "ie"}
-	for {
-		var o engine.Object
-		s.Read(func(m *engine.Model) { o, _ = m.Object(ref.Key()) })
-		var b map[string]any
-		_ = json.Unmarshal(o.Body, &b)
-		var sp any
-		_ = json.Unmarshal([]byte(spec), &sp)
-		b["spec"] = sp
-		o.Body, _ = json.Marshal(b)
-		o.Generation++
-		_, err := s.Apply(context.Background(), &engine.PutObject{Object: o, IfRevision: o.Revision})
-		if !errors.Is(err, engine.ErrConflict) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
+	patch(t, s, ref, func(b map[string]any) { b["spec"] = sp }, true)
 }
 
 // The NMStateConfigs an InfraEnv's nmStateConfigLabelSelector selects
