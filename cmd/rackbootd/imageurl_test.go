@@ -12,6 +12,19 @@ import (
 	"testing"
 )
 
+// startISODaemon starts a rackbootd whose image set "testbed" has a base
+// ISO (baseISO, whose path it returns too) and waits until it is ready.
+func startISODaemon(t *testing.T) (*testDaemon, string) {
+	t.Helper()
+	iso := baseISO(t)
+	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
+	d.writeConfig(d.configText("console=ttyS0", "vmlinuz") + fmt.Sprintf(
+		"\n[[image_set]]\nname = \"testbed\"\ncpu_arch = \"x86_64\"\nprofile = \"discovery\"\nbase_iso = %q\n", iso))
+	d.start(nil)
+	d.waitNote("READY=1")
+	return d, iso
+}
+
 // baseISO builds a small ISO 9660 image with an Ignition embed area
 // (coreos/igninfo.json), as a CoreOS live ISO has, with xorriso.
 func baseISO(t *testing.T) string {
@@ -35,12 +48,7 @@ func baseISO(t *testing.T) string {
 // serves with the infra-env's Ignition embedded (a compressed archive in
 // the embed area, so the bytes differ from the base ISO's).
 func TestImageURLIsTheDiscoveryISO(t *testing.T) {
-	iso := baseISO(t)
-	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
-	d.writeConfig(d.configText("console=ttyS0", "vmlinuz") + fmt.Sprintf(
-		"\n[[image_set]]\nname = \"testbed\"\ncpu_arch = \"x86_64\"\nprofile = \"discovery\"\nbase_iso = %q\n", iso))
-	d.start(nil)
-	d.waitNote("READY=1")
+	d, iso := startISODaemon(t)
 	id := d.createInfraEnv("rack")
 	code, body := d.call("GET", "/infra-envs/"+id+"/downloads/image-url", "Authorization: Bearer "+d.adminToken(), "")
 	var u struct {

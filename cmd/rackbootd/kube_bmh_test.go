@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -58,12 +57,7 @@ func (m *cdMachine) started() redfish.StartOptions {
 // annotation; kubectl delete removes rackboot's host.
 func TestKubectlBareMetalHost(t *testing.T) {
 	needKubectl(t)
-	iso := baseISO(t)
-	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
-	d.writeConfig(d.configText("console=ttyS0", "vmlinuz") + fmt.Sprintf(
-		"\n[[image_set]]\nname = \"testbed\"\ncpu_arch = \"x86_64\"\nprofile = \"discovery\"\nbase_iso = %q\n", iso))
-	d.start(nil)
-	d.waitNote("READY=1")
+	d, _ := startISODaemon(t)
 	k := kubeFor(t, d)
 
 	m := &cdMachine{}

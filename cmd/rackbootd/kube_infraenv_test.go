@@ -35,12 +35,7 @@ func getISO(t *testing.T, u string) (int, []byte) {
 // deleting the InfraEnv removes the infra-env and its ISO.
 func TestKubectlInfraEnvImage(t *testing.T) {
 	needKubectl(t)
-	iso := baseISO(t)
-	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
-	d.writeConfig(d.configText("console=ttyS0", "vmlinuz") + fmt.Sprintf(
-		"\n[[image_set]]\nname = \"testbed\"\ncpu_arch = \"x86_64\"\nprofile = \"discovery\"\nbase_iso = %q\n", iso))
-	d.start(nil)
-	d.waitNote("READY=1")
+	d, _ := startISODaemon(t)
 	k := kubeFor(t, d)
 
 	k.must("create", "namespace", "kni21")
