@@ -117,7 +117,6 @@ func reconcileClusters(ctx context.Context, o Options) {
 			o.Log.Warn("AgentClusterInstall not reconciled", "cluster", in.aci.UID, "name", in.aci.Namespace+"/"+in.aci.Name, "err", err)
 		}
 	}
-	collectSecrets(ctx, o)
 }
 
 func decodeSpec(obj engine.Object, v any) error {
