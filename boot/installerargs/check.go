@@ -33,7 +33,7 @@ func Allowed() []string {
 // argument.
 func Check(args []string) error {
 	for i := 0; i < len(args); i++ {
-		if strings.ContainsFunc(args[i], func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		if hasControl(args[i]) {
 			return fmt.Errorf("%w: argument %d holds a control character", ErrInvalid, i+1)
 		}
 		flag, _, inline := strings.Cut(args[i], "=")
@@ -46,7 +46,7 @@ func Check(args []string) error {
 				return fmt.Errorf("%w: %s needs a value", ErrInvalid, flag)
 			}
 			i++
-			if strings.ContainsFunc(args[i], func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			if hasControl(args[i]) {
 				return fmt.Errorf("%w: argument %d holds a control character", ErrInvalid, i+1)
 			}
 		case !takes && inline:
@@ -54,6 +54,11 @@ func Check(args []string) error {
 		}
 	}
 	return nil
+}
+
+// hasControl reports whether s holds a control character.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // clip shortens s for an error message.
