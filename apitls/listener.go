@@ -91,12 +91,3 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 	}
 	return io.Copy(struct{ io.Writer }{d}, r)
 }
-
-// Config is the server configuration for certs: HTTP/1.1 only (the
-// connection is not a *tls.Conn to net/http, which would otherwise
-// negotiate HTTP/2 itself), TLS 1.2 at least. The first certificate is
-// served unless the client asks (TLS SNI) for a name only a later one
-// names, such as a rack certificate's (RackCAFile).
-func Config(certs ...tls.Certificate) *tls.Config {
-	return &tls.Config{Certificates: certs, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12}
-}

@@ -56,12 +56,12 @@ func (d *daemon) newHTTP() error {
 		ln.Close()
 		return fmt.Errorf("http: %w", err)
 	}
-	certs, err := d.apiCerts(cert)
+	rack, err := d.rackCerts()
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("http: %w", err)
 	}
-	d.httpLn = apitls.Listener(ln, apitls.Config(certs...))
+	d.httpLn = apitls.Listener(ln, apitls.Config(cert, rack...))
 	base, cancel := context.WithCancel(context.Background())
 	d.httpCancel = cancel
 	// No WriteTimeout: kernel downloads and watch streams are long.
@@ -75,10 +75,10 @@ func (d *daemon) newHTTP() error {
 	return nil
 }
 
-// apiCerts are the API's certificates: the self-signed one, and in a rack
-// the node certificate (signed by the rack CA, naming
+// rackCerts are the API's certificates beside the self-signed one: in a
+// rack the node certificate (signed by the rack CA, naming
 // rackca.APIServerName) for clients that ask for that name.
-func (d *daemon) apiCerts(self tls.Certificate) ([]tls.Certificate, error) {
+func (d *daemon) rackCerts() ([]tls.Certificate, error) {
 	var node tls.Certificate
 	var caDER []byte
 	if cl := d.cfg.Cluster; cl != nil && cl.Identity != nil {
@@ -86,9 +86,9 @@ func (d *daemon) apiCerts(self tls.Certificate) ([]tls.Certificate, error) {
 	}
 	rack, ok, err := apitls.RackCert(d.cfg.Server.DataDir, node, caDER, rackca.APIServerName)
 	if err != nil || !ok {
-		return []tls.Certificate{self}, err
+		return nil, err
 	}
-	return []tls.Certificate{self, rack}, nil
+	return []tls.Certificate{rack}, nil
 }
 
 // apiHosts are the addresses the API certificate names: the advertised

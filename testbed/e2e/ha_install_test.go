@@ -181,8 +181,9 @@ func TestHAKillLeaderDuringInstall(t *testing.T) {
 }
 
 // followerKubectl is kubectl with the kubeconfig `rackbootctl kubeconfig`
-// prints for follower n's own address (its API certificate as the CA,
-// tls-server-name the service address the certificate names).
+// prints for follower n's own address, with its self-signed API
+// certificate as the CA. That certificate names the service address, not
+// the follower's: the follower serves one for its address that it signs.
 func followerKubectl(t *testing.T, r *ha.Rack, n *ha.Node) *kubectl {
 	t.Helper()
 	kc, err := r.CtlVia(t.Context(), n.URL(), "kubeconfig", "--ca-file", filepath.Join(n.DataDir(), apitls.CertFile))
@@ -192,7 +193,7 @@ func followerKubectl(t *testing.T, r *ha.Rack, n *ha.Node) *kubectl {
 	if !strings.Contains(kc, "server: https://"+n.Addr.String()+":") {
 		t.Fatalf("the kubeconfig does not name the follower %s:\n%s", n.Addr, kc)
 	}
-	return newKubectl(t, r.Client, kc, ha.ServiceAddr)
+	return newKubectl(t, r.Client, kc)
 }
 
 // assertWatchSawDone: the `kubectl get agents -w --output-watch-events`

@@ -37,7 +37,7 @@ func TestInstallFull(t *testing.T) {
 	day1, day2 := nodes[:4], nodes[4]
 	bed := newInstallBed(t, nodes, installbed.GeneratorOpenShiftInstall)
 	ctx := t.Context()
-	k := newKubectl(t, bed.NS, bedCtl(t, bed, "kubeconfig", "--ca-file", filepath.Join(bed.Dir, "state", apitls.CertFile)), "")
+	k := newKubectl(t, bed.NS, bedCtl(t, bed, "kubeconfig", "--ca-file", filepath.Join(bed.Dir, "state", apitls.CertFile)))
 	const ns = "full"
 	z := ztp{Name: ns, ControlPlane: 3, Workers: 1, VIPs: true, Nodes: day1}
 	file := k.file("full.yaml", z.manifests())

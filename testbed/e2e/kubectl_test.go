@@ -29,11 +29,8 @@ type kubectl struct {
 }
 
 // newKubectl writes kubeconfig (what rackbootctl kubeconfig printed) into
-// a fresh directory (also kubectl's HOME, for its cache). A non-empty
-// tlsServerName is set as the cluster's tls-server-name: an appliance's
-// API certificate names the rack's service address, not the appliance's
-// own.
-func newKubectl(t *testing.T, ns *netns.NS, kubeconfig, tlsServerName string) *kubectl {
+// a fresh directory (also kubectl's HOME, for its cache).
+func newKubectl(t *testing.T, ns *netns.NS, kubeconfig string) *kubectl {
 	t.Helper()
 	if !strings.Contains(kubeconfig, "server: https://") || !strings.Contains(kubeconfig, "certificate-authority-data: ") {
 		t.Fatalf("rackbootctl kubeconfig printed no https server with its CA:\n%s", kubeconfig)
@@ -44,9 +41,6 @@ func newKubectl(t *testing.T, ns *netns.NS, kubeconfig, tlsServerName string) *k
 		t.Fatal(err)
 	}
 	k := &kubectl{t: t, ns: ns, dir: dir, env: append(os.Environ(), "KUBECONFIG="+kc, "HOME="+dir)}
-	if tlsServerName != "" {
-		k.must("config", "set-cluster", "rackboot", "--tls-server-name="+tlsServerName)
-	}
 	return k
 }
 
