@@ -42,6 +42,9 @@ type Domain interface {
 	// UnbindHost unbinds host id of infra-env ie from its cluster.
 	UnbindHost(ctx context.Context, ie, id string) error
 	FailingValidations(id string) []models.FailingValidation
+	// AdminCredentials are cluster id's kubeconfig and kubeadmin password
+	// once it is finalizing (each empty when its generator made none).
+	AdminCredentials(id string) (kubeconfig, password []byte, err error)
 }
 
 // ref is a reference by name (corev1.LocalObjectReference).

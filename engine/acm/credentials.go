@@ -11,7 +11,8 @@ import (
 )
 
 // credentials, once in's cluster is installed, writes its kubeconfig and
-// kubeadmin password into the Secrets <cd>-admin-kubeconfig and
+// kubeadmin password (the Domain's AdminCredentials, the REST API's
+// credentials) into the Secrets <cd>-admin-kubeconfig and
 // <cd>-admin-password (sealed as the kube API seals Secret values) and
 // sets the ClusterDeployment's spec.installed and spec.clusterMetadata
 // naming them, as upstream does (a generator of user configs makes
@@ -21,24 +22,19 @@ func credentials(ctx context.Context, o Options, in install) error {
 		return nil
 	}
 	var (
-		c          engine.Cluster
-		kc, pw     []byte
-		ok         bool
-		kerr, perr error
+		c  engine.Cluster
+		ok bool
 	)
 	o.Store.Read(func(m *engine.Model) {
-		if c, ok = m.Cluster(in.aci.UID); !ok || c.Status != engine.ClusterStatusInstalled {
-			ok = false
-			return
-		}
-		kc, _, kerr = m.SecretValue(engine.InstallSecretName(c.ID), engine.ArtifactKubeconfig)
-		pw, _, perr = m.SecretValue(engine.InstallSecretName(c.ID), engine.ArtifactKubeadminPassword)
+		c, ok = m.Cluster(in.aci.UID)
+		ok = ok && c.Status == engine.ClusterStatusInstalled
 	})
 	if !ok {
 		return nil
 	}
-	if err := errors.Join(kerr, perr); err != nil {
-		return fmt.Errorf("open the install artifacts: %w", err)
+	kc, pw, err := o.Domain.AdminCredentials(c.ID)
+	if err != nil {
+		return fmt.Errorf("admin credentials: %w", err)
 	}
 	ns, cd := in.cd.Namespace, in.cd.Name
 	kcName, pwName := cd+"-admin-kubeconfig", cd+"-admin-password"

@@ -10,7 +10,8 @@
 // image when what it is made of changed. Its status gets isoDownloadURL
 // (the ISO server's), bootArtifacts.ipxeScript (the infra-env's iPXE
 // script URL with an agent token, as upstream's), the kernel, initrd (the
-// PXE server's) and rootfs, createdTime,
+// PXE server's) and rootfs (all engine/downloads' Image, which the REST
+// API's downloads are made by too), createdTime,
 // observedGeneration and the ImageCreated condition; a missing pull
 // secret or a bad NMStateConfig is ImageCreated False. Removing the
 // InfraEnv deregisters its unbound hosts and removes the infra-env.

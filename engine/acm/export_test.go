@@ -2,8 +2,6 @@ package acm
 
 import (
 	"context"
-	"log/slog"
-	"time"
 
 	"github.com/rackboot/rackboot/engine"
 )
@@ -18,11 +16,9 @@ func WithAgentHook(o Options, f func(host string)) Options {
 func Pass(ctx context.Context, o Options, chs []engine.Change) bool {
 	only, ok := scope(chs)
 	if ok {
-		if o.Now == nil {
-			o.Now = time.Now
-		}
-		if o.Log == nil {
-			o.Log = slog.New(slog.DiscardHandler)
+		o, err := o.complete()
+		if err != nil {
+			panic(err)
 		}
 		reconcileAll(ctx, o, only)
 	}

@@ -5,25 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/rackboot/rackboot/engine"
-	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/downloads"
 )
 
 // ISOs hands out discovery ISO URLs (*isoserve.Server): ok is false when
 // the infra-env's image set names no base ISO.
-type ISOs interface {
-	DiscoveryISOURL(ctx context.Context, id string, exp time.Time) (u string, ok bool, err error)
-}
+type ISOs = downloads.ISOs
 
 // PXE hands out an infra-env's PXE boot artifact URLs (*pxeserve.Server):
 // kernel, initrd, and the live rootfs ("" when its image set has none).
-type PXE interface {
-	BootArtifacts(ctx context.Context, id string) (kernel, initrd, rootfs string, err error)
-}
+type PXE = downloads.PXE
 
 // annotationImage holds the digest of the infra-env's image inputs the
 // InfraEnv's status was written for: when it changes, the image is
@@ -102,41 +96,23 @@ func writeImage(ctx context.Context, o Options, obj engine.Object) error {
 	return putBody(ctx, o, obj, body)
 }
 
-// imageURLs are the boot artifacts (the iPXE script's URL with an agent
-// token, as upstream's; the PXE kernel, initrd and rootfs) and the discovery ISO's URL ("" without a base
-// ISO) of infra-env id; the ISO's carries the image digest, so it changes
-// when the image does. Its path token does not expire, as upstream's
-// local-auth image URLs.
+// imageURLs are the boot artifacts (ipxeScript, kernel, initrd, rootfs)
+// and the discovery ISO's URL ("" without a base ISO) of infra-env id
+// whose image digest is dg: the domain's (downloads.Service.Image), which
+// the REST API's downloads call too.
 func imageURLs(ctx context.Context, o Options, id, dg string) (map[string]any, string, error) {
-	tok, err := o.Keys.Sign(auth.Claims{InfraEnvID: id, Subject: "agent"})
+	img, err := o.images.Image(ctx, id, dg)
 	if err != nil {
-		return nil, "", fmt.Errorf("sign: %w", err)
+		return nil, "", err
 	}
-	q := url.Values{"file_name": {"ipxe-script"}, auth.QueryAPIKey: {tok}}
-	artifacts := map[string]any{"ipxeScript": o.ServiceURL + basePath + "/infra-envs/" + id + "/downloads/files?" + q.Encode()}
-	version := "?" + url.Values{"version": {dg}}.Encode()
-	if o.PXE != nil {
-		kernel, initrd, rootfs, err := o.PXE.BootArtifacts(ctx, id)
-		if err != nil {
-			o.Log.Warn("InfraEnv without PXE boot artifacts", "infra_env", id, "err", err)
-		} else {
-			artifacts["kernel"], artifacts["initrd"] = kernel+version, initrd+version
-			if rootfs != "" {
-				artifacts["rootfs"] = rootfs
-			}
-		}
+	artifacts := map[string]any{"ipxeScript": img.IPXEScript}
+	if img.Kernel != "" {
+		artifacts["kernel"], artifacts["initrd"] = img.Kernel, img.Initrd
 	}
-	if o.ISOs == nil {
-		return artifacts, "", nil
+	if img.Rootfs != "" {
+		artifacts["rootfs"] = img.Rootfs
 	}
-	iso, ok, err := o.ISOs.DiscoveryISOURL(ctx, id, time.Time{})
-	if err != nil {
-		return nil, "", fmt.Errorf("discovery ISO URL: %w", err)
-	}
-	if !ok {
-		return artifacts, "", nil
-	}
-	return artifacts, iso + version, nil
+	return artifacts, img.ISO, nil
 }
 
 // writeFailed writes ImageCreated False with msg and, as upstream,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/auth"
+	"github.com/rackboot/rackboot/engine/downloads"
 )
 
 // Kinds the controller reads.
@@ -27,16 +28,11 @@ const labelUID = "rackboot.io/infraenv-uid"
 // basePath is the REST API's base path (engine/api.BasePath).
 const basePath = "/api/assisted-install/v2"
 
-// Signer signs agent tokens (*auth.KeyRing).
-type Signer interface {
-	Sign(c auth.Claims) (string, error)
-}
-
 // Options configure the controller.
 type Options struct {
 	Store      engine.Store // fenced to the leader's term
 	Sealer     *engine.Sealer
-	Keys       Signer
+	Keys       *auth.KeyRing
 	ServiceURL string // the REST API's base URL, as hosts reach it
 	// Domain registers, binds and installs clusters and updates hosts
 	// (engine/clusters.Domain); required.
@@ -49,6 +45,9 @@ type Options struct {
 	Log *slog.Logger
 
 	agentHook func(host string) // called before each host's Agent is reconciled (tests)
+
+	// images hands out the InfraEnvs' image URLs (set by complete).
+	images *downloads.Service
 }
 
 // Run reconciles the InfraEnvs and Agents now and after every change of
@@ -57,14 +56,9 @@ type Options struct {
 // Agents (the InfraEnvs, clusters and BareMetalHosts are few and are
 // reconciled on every pass); any other change reconciles everything.
 func Run(ctx context.Context, o Options) error {
-	if o.Domain == nil {
-		return errors.New("acm: no domain")
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
+	o, err := o.complete()
+	if err != nil {
+		return err
 	}
 	for ctx.Err() == nil {
 		sub := o.Store.Subscribe(ctx)
@@ -76,6 +70,27 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	return ctx.Err()
+}
+
+// complete checks o and fills in its defaults and the image URLs'
+// service.
+func (o Options) complete() (Options, error) {
+	if o.Domain == nil {
+		return o, errors.New("acm: no domain")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	images, err := downloads.New(downloads.Options{Store: o.Store, Keys: o.Keys, ServiceURL: o.ServiceURL,
+		ISOs: o.ISOs, PXE: o.PXE, Now: o.Now, Log: o.Log})
+	if err != nil {
+		return o, fmt.Errorf("acm: %w", err)
+	}
+	o.images = images
+	return o, nil
 }
 
 // drain takes the changes already queued: one pass covers them.

@@ -100,7 +100,7 @@ func (s *server) nextSteps(w http.ResponseWriter, r *http.Request, _ auth.Princi
 		return err
 	}
 	steps.Instructions = append(steps.Instructions, due...)
-	inst, err := s.installStep(ctx, h)
+	inst, err := s.downloads.InstallStep(ctx, h)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rackboot/rackboot/engine/auth"
 	"github.com/rackboot/rackboot/engine/bmhs"
 	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/downloads"
 	"github.com/rackboot/rackboot/engine/hosts"
 	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/engine/signingkeys"
@@ -27,7 +28,7 @@ const BasePath = "/api/assisted-install/v2"
 // Protocol constants: image URL lifetime (Options.ImageURLTTL default),
 // the agents' poll interval and runner retry, as upstream.
 const (
-	DefaultImageURLTTL     = 4 * time.Hour
+	DefaultImageURLTTL     = downloads.DefaultImageURLTTL
 	DefaultPollSeconds     = 60
 	DefaultRunnerRetrySecs = 60
 	nextStepRunnerCommand  = "next_step_runner"
@@ -102,10 +103,6 @@ type server struct {
 	store       engine.Store
 	admin       string
 	keys        *auth.KeyRing
-	serviceURL  string
-	bootURL     string
-	ttl         time.Duration
-	now         func() time.Time
 	log         *slog.Logger
 	mux         *http.ServeMux
 	hosts       *hosts.Service
@@ -113,8 +110,7 @@ type server struct {
 	infraEnvs   *infraenvs.Service
 	bmhs        *bmhs.Service
 	signingKeys *signingkeys.Service
-	isos        DiscoveryISOs
-	remoteAgent func(m *engine.Model, ie engine.InfraEnv) (*discovery.RemoteAgent, error)
+	downloads   *downloads.Service
 	stale       map[string]bool // staleRoutes
 }
 
@@ -149,14 +145,7 @@ func newServer(o Options) (*server, error) {
 	}
 	s := &server{
 		store: o.Store, admin: o.AdminToken, keys: o.Keys,
-		serviceURL: svc, bootURL: boot, ttl: o.ImageURLTTL,
-		now: o.Now, log: o.Log, isos: o.ISOs, remoteAgent: o.RemoteAgent, stale: staleRoutes(),
-	}
-	if s.ttl <= 0 {
-		s.ttl = DefaultImageURLTTL
-	}
-	if s.now == nil {
-		s.now = time.Now
+		log: o.Log, stale: staleRoutes(),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -174,6 +163,10 @@ func newServer(o Options) (*server, error) {
 		return nil, err
 	}
 	if s.signingKeys, err = signingkeys.New(signingkeys.Options{Store: o.Store, Keys: o.Keys, Hosts: s.hosts, Log: o.Log}); err != nil {
+		return nil, err
+	}
+	if s.downloads, err = downloads.New(downloads.Options{Store: o.Store, Keys: o.Keys, ServiceURL: svc, BootURL: boot,
+		Hosts: s.hosts, ImageURLTTL: o.ImageURLTTL, ISOs: o.ISOs, RemoteAgent: o.RemoteAgent, Now: o.Now, Log: o.Log}); err != nil {
 		return nil, err
 	}
 	s.mux = http.NewServeMux()

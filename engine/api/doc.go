@@ -12,10 +12,13 @@
 // call the domain and encode: hosts (evaluation, lifecycle, the agents'
 // periodic steps, the host monitor) are engine/hosts, clusters
 // (registration, changes, manifests, installation start, cancel, reset,
-// day 2, completion) engine/clusters, infra-envs (registration, changes,
-// static network configs, the discovery input) engine/infraenvs,
-// BareMetalHosts (with their sealed credentials) engine/bmhs, signing
-// keys engine/signingkeys; the handler holds one Service of each. The
+// day 2, completion, install artifacts and credentials) engine/clusters,
+// infra-envs (registration, changes, static network configs, the
+// discovery input) engine/infraenvs, the downloads and their URLs (the
+// discovery Ignition, iPXE script and image URL, the install step and a
+// host's install Ignition) engine/downloads, BareMetalHosts (with their
+// sealed credentials) engine/bmhs, signing keys engine/signingkeys; the
+// handler holds one Service of each. The
 // domain's refusals (hosts.ErrInvalid, ErrNotFound, ErrConflict) become
 // 400, 404 and 409 in one place (statusOf). The handler itself changes
 // nothing: every write is the domain's, through engine.Store commands.

@@ -15,6 +15,7 @@ import (
 	"github.com/rackboot/rackboot/boot/installer"
 	"github.com/rackboot/rackboot/cmd/rackboot-agent/protocol"
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -275,7 +276,7 @@ func (rk *rack) checkInstalled() {
 	if cr.Username != "kubeadmin" || cr.Password != testKubePass || cr.ConsoleURL != "https://console-openshift-console.apps.rack7.example.com" {
 		t.Errorf("credentials %+v", cr)
 	}
-	for _, f := range clusterFiles() {
+	for _, f := range clusters.ClusterFiles() {
 		if r := e.must(adminCred(), 200, "GET", "/clusters/"+id+"/downloads/files?file_name="+f, nil); len(r.body) == 0 {
 			t.Errorf("%s is empty", f)
 		}

@@ -162,3 +162,11 @@ func (d *Domain) FailingValidations(id string) []models.FailingValidation {
 	})
 	return out
 }
+
+// AdminCredentials are cluster id's kubeconfig and kubeadmin password
+// (Service.AdminCredentials: readable in the statuses GET
+// /clusters/{id}/credentials reads them in; each empty when its generator
+// made none).
+func (d *Domain) AdminCredentials(id string) (kubeconfig, password []byte, err error) {
+	return d.s.clusters.AdminCredentials(id)
+}
