@@ -13,6 +13,7 @@ import (
 	"github.com/rackboot/rackboot/boot/kargs"
 	"github.com/rackboot/rackboot/boot/nmstate"
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/infraenvs"
 	"github.com/rackboot/rackboot/ipxe"
 )
 
@@ -204,18 +205,12 @@ func nmstateKey(ns []engine.NMStateConfig) string {
 // build makes the discovery config of in with the agent token, then adds
 // the hostname part.
 func (s *Selector) build(in inputs, token, hostname string, agent *discovery.RemoteAgent) ([]byte, error) {
-	din := discovery.Input{Agent: agent,
-		ServiceURL: s.opts.ServiceURL, InfraEnvID: in.ie.ID, AgentToken: token,
-		PullSecret: in.pullSecret, SSHAuthorizedKey: in.ie.SSHAuthorizedKey,
-		NTPSources: in.ie.NTPSources, IgnitionOverride: in.ie.IgnitionOverride,
-		MaxSize: s.opts.MaxIgnition,
-	}
-	if p := in.ie.Proxy; p != nil {
-		din.Proxy = discovery.Proxy{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
-	}
+	static := make([]nmstate.HostStaticNetworkConfig, 0, len(in.nmstate))
 	for _, n := range in.nmstate {
-		din.StaticNetwork = append(din.StaticNetwork, staticNetwork(n))
+		static = append(static, infraenvs.StaticNetworkConfig(n))
 	}
+	din := infraenvs.DiscoveryInput(s.opts.ServiceURL, in.ie, in.pullSecret, token, static)
+	din.Agent, din.MaxSize = agent, s.opts.MaxIgnition
 	raw, err := discovery.Build(din)
 	if err != nil {
 		return nil, fmt.Errorf("discovery config of infra-env %s: %w", in.ie.ID, err)
@@ -232,13 +227,4 @@ func (s *Selector) build(in inputs, token, hostname string, agent *discovery.Rem
 		return nil, fmt.Errorf("discovery config of infra-env %s: %w", in.ie.ID, err)
 	}
 	return out, nil
-}
-
-// staticNetwork is an NMState config as one static_network_config entry.
-func staticNetwork(n engine.NMStateConfig) nmstate.HostStaticNetworkConfig {
-	h := nmstate.HostStaticNetworkConfig{NetworkYAML: n.Config}
-	for _, i := range n.Interfaces {
-		h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
-	}
-	return h
 }

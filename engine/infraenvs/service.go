@@ -45,8 +45,15 @@ func New(o Options) (*Service, error) {
 
 // DiscoveryInput is the discovery.Input of ie.
 func (s *Service) DiscoveryInput(ie engine.InfraEnv, pullSecret, token string, static []nmstate.HostStaticNetworkConfig) discovery.Input {
+	return DiscoveryInput(s.serviceURL, ie, pullSecret, token, static)
+}
+
+// DiscoveryInput is the discovery.Input of ie for hosts that reach the API
+// at serviceURL: what both the downloaded discovery.ign and the config a
+// network-booted host gets (engine/bootsel) are built from.
+func DiscoveryInput(serviceURL string, ie engine.InfraEnv, pullSecret, token string, static []nmstate.HostStaticNetworkConfig) discovery.Input {
 	in := discovery.Input{
-		ServiceURL: s.serviceURL, InfraEnvID: ie.ID, AgentToken: token, PullSecret: pullSecret, StaticNetwork: static,
+		ServiceURL: serviceURL, InfraEnvID: ie.ID, AgentToken: token, PullSecret: pullSecret, StaticNetwork: static,
 		SSHAuthorizedKey: ie.SSHAuthorizedKey, NTPSources: ie.NTPSources, IgnitionOverride: ie.IgnitionOverride,
 	}
 	if ie.Proxy != nil {

@@ -22,13 +22,19 @@ func StaticNetwork(m *engine.Model, ie engine.InfraEnv) []nmstate.HostStaticNetw
 		if !engine.Selects(ie.StaticNetworkSelector, c.Labels) {
 			continue
 		}
-		h := nmstate.HostStaticNetworkConfig{NetworkYAML: c.Config, MACInterfaceMap: []nmstate.MACInterface{}}
-		for _, i := range c.Interfaces {
-			h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
-		}
-		out = append(out, h)
+		out = append(out, StaticNetworkConfig(c))
 	}
 	return out
+}
+
+// StaticNetworkConfig is NMState config c as one static_network_config
+// entry.
+func StaticNetworkConfig(c engine.NMStateConfig) nmstate.HostStaticNetworkConfig {
+	h := nmstate.HostStaticNetworkConfig{NetworkYAML: c.Config, MACInterfaceMap: []nmstate.MACInterface{}}
+	for _, i := range c.Interfaces {
+		h.MACInterfaceMap = append(h.MACInterfaceMap, nmstate.MACInterface{MACAddress: i.MAC, LogicalNICName: i.Name})
+	}
+	return h
 }
 
 // NMStateHosts is a request's static_network_config in nmstate's form
