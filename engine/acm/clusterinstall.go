@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rackboot/rackboot/engine/models"
 	"slices"
 	"strings"
 	"time"
@@ -229,7 +230,7 @@ func aciStatus(o Options, m *engine.Model, c engine.Cluster, s aciSpec, valid ma
 	st := map[string]any{
 		"conditions": conds,
 		"debugInfo": map[string]any{"state": c.Status, "stateInfo": info,
-			"eventsURL": o.ServiceURL + basePath + "/events?cluster_id=" + c.ID},
+			"eventsURL": o.ServiceURL + models.BasePath + "/events?cluster_id=" + c.ID},
 		"progress": map[string]any{"totalPercentage": pct},
 	}
 	for k, v := range counts { // upstream's omitempty counts

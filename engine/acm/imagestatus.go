@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/rackboot/rackboot/engine/models"
 	"time"
 
 	"github.com/rackboot/rackboot/engine"
@@ -92,7 +93,7 @@ func writeImage(ctx context.Context, o Options, obj engine.Object) error {
 	setCondition(st, cond, now)
 	st["observedGeneration"] = obj.Generation
 	st["agentLabelSelector"] = map[string]any{"matchLabels": map[string]any{labelInfraEnv: obj.Name}}
-	st["debugInfo"] = map[string]any{"eventsURL": o.ServiceURL + basePath + "/events?infra_env_id=" + obj.UID}
+	st["debugInfo"] = map[string]any{"eventsURL": o.ServiceURL + models.BasePath + "/events?infra_env_id=" + obj.UID}
 	return putBody(ctx, o, obj, body)
 }
 

@@ -25,8 +25,6 @@ const (
 // labelUID marks a domain infra-env made from an InfraEnv object.
 const labelUID = "rackboot.io/infraenv-uid"
 
-// basePath is the REST API's base path (engine/api.BasePath).
-const basePath = "/api/assisted-install/v2"
 
 // Options configure the controller.
 type Options struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rackboot/rackboot/engine/models"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -23,7 +24,7 @@ import (
 )
 
 // BasePath is where the API is mounted.
-const BasePath = "/api/assisted-install/v2"
+const BasePath = models.BasePath
 
 // Protocol constants: image URL lifetime (Options.ImageURLTTL default),
 // the agents' poll interval and runner retry, as upstream.

@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rackboot/rackboot/engine/models"
 	"io"
 	"net/http"
 	"strings"
 )
-
-// apiBase is the REST API's path (engine/api.BasePath; the console does
-// not import engine/api, it is handed the handler).
-const apiBase = "/api/assisted-install/v2"
 
 // ErrAPI: the API refused a request; the text is the API's reason.
 var ErrAPI = errors.New("console: the API refused")
@@ -47,7 +44,7 @@ func (c *Console) call(ctx context.Context, method, path string, in any) ([]byte
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, apiBase+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, models.BasePath+path, body)
 	if err != nil {
 		return nil, fmt.Errorf("console: %s %s: %w", method, path, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rackboot/rackboot/engine/models"
 	"log/slog"
 	"time"
 
@@ -20,10 +21,6 @@ var ErrOptions = errors.New("downloads: invalid options")
 // DefaultImageURLTTL is how long an image URL's token is valid when
 // Options.ImageURLTTL is zero (upstream's).
 const DefaultImageURLTTL = 4 * time.Hour
-
-// apiPath is where the REST API is mounted (engine/api.BasePath): the
-// URLs handed out on it start with Options.ServiceURL + apiPath.
-const apiPath = "/api/assisted-install/v2"
 
 // ISOs hands out discovery ISO URLs (engine/isoserve).
 type ISOs interface {
@@ -125,5 +122,5 @@ func (s *Service) AgentToken(id string) (string, error) {
 
 // infraEnvURL is the URL of infra-env id's path rest on the REST API.
 func (s *Service) infraEnvURL(id, rest string) string {
-	return s.o.ServiceURL + apiPath + "/infra-envs/" + id + rest
+	return s.o.ServiceURL + models.BasePath + "/infra-envs/" + id + rest
 }

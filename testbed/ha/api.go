@@ -6,15 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rackboot/rackboot/engine/models"
 	"io"
 	"net"
 	"net/http"
 	"time"
 )
-
-// apiBase is the assisted-installer API under a node's or the service
-// address's base URL.
-const apiBase = "/api/assisted-install/v2"
 
 // Test credentials of the infra-envs the workload creates (no real
 // secret).
@@ -39,7 +36,7 @@ func (r *Rack) API(timeout time.Duration) *API {
 	return &API{http: r.HTTP(timeout), token: r.token}
 }
 
-// Do sends a request to base+apiBase+path with the admin token, and
+// Do sends a request to base+models.BasePath+path with the admin token, and
 // decodes a 2xx answer into out (when not nil). It returns the status
 // code (0 when no answer came) and the body.
 func (a *API) Do(ctx context.Context, base, method, path string, in, out any) (int, []byte, error) {
@@ -51,7 +48,7 @@ func (a *API) Do(ctx context.Context, base, method, path string, in, out any) (i
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, base+apiBase+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, base+models.BasePath+path, body)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // APIPath is the path prefix of the v2 API on the service.
-const APIPath = "/api/assisted-install/v2"
+const APIPath = models.BasePath
 
 // MaxResponseBytes bounds every response body the client reads.
 const MaxResponseBytes = 4 << 20

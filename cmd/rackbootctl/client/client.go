@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rackboot/rackboot/engine/models"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,7 @@ import (
 )
 
 // BasePath is the API's path prefix.
-const BasePath = "/api/assisted-install/v2"
+const BasePath = models.BasePath
 
 // maxBody bounds an answer read into memory (downloads stream instead).
 const maxBody = 64 << 20
