@@ -41,7 +41,7 @@ Please review the fields above--they currently have other managers.`, "apply", "
 	// Client-side apply (last-applied-configuration and a merge patch) on
 	// a CRD kind, then the same object applied server-side.
 	ie := filepath.Join(k.home, "ie.yaml")
-	const ieHead = "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: ie\n  namespace: ssa\nspec:\n"
+	const ieHead = "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: ie\n  namespace: ssa\nspec:\n  pullSecretRef:\n    name: ps\n"
 	writeFile(t, k.home, "ie.yaml", ieHead+"  sshAuthorizedKey: k1\n")
 	wantLines(t, "apply", k.must("apply", "-f", ie), "infraenv.agent-install.openshift.io/ie created")
 	writeFile(t, k.home, "ie.yaml", ieHead+"  sshAuthorizedKey: k2\n")

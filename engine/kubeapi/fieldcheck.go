@@ -21,8 +21,8 @@ const (
 )
 
 // checkFields checks a request's object against its kind's schema as
-// kube-apiserver does: a value of the wrong type, or not one of an enum's,
-// is 422 Invalid whatever the directive; unknown fields are refused (Strict), answered with
+// kube-apiserver does: a value of the wrong type, not one of an enum's,
+// or a required field left out is 422 Invalid whatever the directive; unknown fields are refused (Strict), answered with
 // Warning headers (Warn, the default) or let through (Ignore). The server
 // drops nothing: what is not refused is stored as sent.
 func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[string]any) error {
@@ -155,8 +155,22 @@ func (c *fieldChecker) object(s map[string]any, o map[string]any, path string) {
 			c.unknown = append(c.unknown, join(path, k))
 		}
 	}
-	// required is served (kubectl explain marks the fields) but not
-	// enforced yet: see docs/kube-api.md.
+	c.required(s, o, path)
+}
+
+// required adds a Required value cause for each field s requires that o
+// lacks (or holds null: kube-apiserver drops a null of a field that is
+// not nullable before it validates), at the field's path, as
+// kube-apiserver's CRD validation words it.
+func (c *fieldChecker) required(s map[string]any, o map[string]any, path string) {
+	req, _ := s["required"].([]any)
+	for _, r := range req {
+		k, _ := r.(string)
+		if v, ok := o[k]; ok && v != nil {
+			continue
+		}
+		c.invalid = append(c.invalid, cause{field: join(path, k), typ: metav1.CauseTypeFieldValueRequired, msg: "Required value"})
+	}
 }
 
 // inEnum reports whether the scalar v is one of enum's values (objects

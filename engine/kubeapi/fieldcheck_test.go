@@ -56,7 +56,7 @@ func TestStrictFieldValidationRefuses(t *testing.T) {
 			`unknown field \"metadata.label\"`},
 		"top level": {"Strict", `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"InfraEnv","metadata":{"name":"a"},"sepc":{}}`, 400,
 			`unknown field \"sepc\"`},
-		"wrong type": {"Ignore", infraEnv("a", `{"agentApproval":{"autoApprove":"yes"}}`), 422,
+		"wrong type": {"Ignore", infraEnv("a", `{"pullSecretRef":{"name":"ps"},"agentApproval":{"autoApprove":"yes"}}`), 422,
 			`InfraEnv.agent-install.openshift.io \"a\" is invalid: spec.agentApproval.autoApprove: Invalid value: \"string\": spec.agentApproval.autoApprove in body must be of type boolean: \"string\"`},
 		"not an integer": {"Strict", infraEnv("a", `{"networkDiscoveryDelaySeconds":1.5}`), 422,
 			`spec.networkDiscoveryDelaySeconds in body must be of type integer: \"number\"`},
@@ -103,7 +103,7 @@ func TestStrictFieldValidationRefuses(t *testing.T) {
 func TestFieldValidationWarnAndIgnore(t *testing.T) {
 	f := newFixture(t, 0)
 	f.setup()
-	code, body, warn := f.send("POST", infraEnvsPath, "application/json", infraEnv("w", `{"foo":1,"bar":{}}`))
+	code, body, warn := f.send("POST", infraEnvsPath, "application/json", infraEnv("w", `{"pullSecretRef":{"name":"ps"},"foo":1,"bar":{}}`))
 	if code != 201 {
 		t.Fatalf("Warn: %d %s", code, body)
 	}
@@ -111,7 +111,7 @@ func TestFieldValidationWarnAndIgnore(t *testing.T) {
 	if strings.Join(warn, "|") != strings.Join(want, "|") {
 		t.Errorf("Warning headers %q, want %q", warn, want)
 	}
-	code, body, warn = f.send("POST", infraEnvsPath+"?fieldValidation=Ignore", "application/json", infraEnv("i", `{"foo":1}`))
+	code, body, warn = f.send("POST", infraEnvsPath+"?fieldValidation=Ignore", "application/json", infraEnv("i", `{"pullSecretRef":{"name":"ps"},"foo":1}`))
 	if code != 201 || len(warn) != 0 {
 		t.Errorf("Ignore: %d %s warnings %q", code, body, warn)
 	}
