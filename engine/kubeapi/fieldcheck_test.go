@@ -98,8 +98,9 @@ func TestStrictFieldValidationRefuses(t *testing.T) {
 	}
 }
 
-// Warn (the default) stores the object and names each unknown field in a
-// Warning header; Ignore stores it silently.
+// Warn (the default) stores the object pruned of its unknown fields and
+// names each in a Warning header; Ignore prunes them silently (as
+// kube-apiserver prunes a custom resource along its structural schema).
 func TestFieldValidationWarnAndIgnore(t *testing.T) {
 	f := newFixture(t, 0)
 	f.setup()
@@ -115,8 +116,36 @@ func TestFieldValidationWarnAndIgnore(t *testing.T) {
 	if code != 201 || len(warn) != 0 {
 		t.Errorf("Ignore: %d %s warnings %q", code, body, warn)
 	}
-	if !strings.Contains(body, `"foo":1`) {
-		t.Errorf("Ignore stores the object as sent: %s", body)
+	for _, name := range []string{"w", "i"} {
+		_, got := f.do("GET", infraEnvsPath+"/"+name, "", "")
+		if want := `"spec":{"cpuArchitecture":"x86_64","ipxeScriptType":"DiscoveryImageAlways","pullSecretRef":{"name":"ps"}}`; !strings.Contains(got, want) {
+			t.Errorf("%s stored as %s, want the unknown fields pruned: %s", name, got, want)
+		}
+	}
+}
+
+// The schema's defaults fill the fields a create, an update or a patch
+// leaves out or sets to null, where their parent object is there (in
+// list items too), and never replace a value that is set.
+func TestSchemaDefaultsApplied(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	code, body, _ := f.send("POST", infraEnvsPath, "application/json",
+		infraEnv("d", `{"pullSecretRef":{},"cpuArchitecture":"aarch64","ipxeScriptType":null}`))
+	if want := `"spec":{"cpuArchitecture":"aarch64","ipxeScriptType":"DiscoveryImageAlways","pullSecretRef":{"name":""}}`; code != 201 || !strings.Contains(body, want) {
+		t.Errorf("create: %d %s, want %s", code, body, want)
+	}
+	code, body, _ = f.send("PATCH", infraEnvsPath+"/d", "application/merge-patch+json", `{"spec":{"cpuArchitecture":null,"agentApproval":{}}}`)
+	if want := `"spec":{"agentApproval":{"autoApprove":false},"cpuArchitecture":"x86_64",`; code != 200 || !strings.Contains(body, want) {
+		t.Errorf("merge patch: %d %s, want %s", code, body, want)
+	}
+	code, body, _ = f.send("POST", acisPath, "application/json", strings.Replace(aci(`{}`), `"networking"`,
+		`"compute":[{"name":"worker"},{"name":"infra","hyperthreading":"Disabled"}],"networking"`, 1))
+	if want := `"compute":[{"hyperthreading":"Enabled","name":"worker"},{"hyperthreading":"Disabled","name":"infra"}]`; code != 201 || !strings.Contains(body, want) {
+		t.Errorf("list items: %d %s, want %s", code, body, want)
+	}
+	if strings.Contains(body, `"controlPlane"`) {
+		t.Errorf("a default was set in an object that is not there: %s", body)
 	}
 }
 

@@ -151,7 +151,7 @@ func TestRefusedWritesWriteNothing(t *testing.T) {
 		"strategic":   {"PATCH", agentsPath + "/a1", "application/strategic-merge-patch+json", `{"spec":{}}`, 415, "UnsupportedMediaType"},
 		"bad secret":  {"POST", "/api/v1/namespaces/ns/secrets", "application/json", `{"metadata":{"name":"s"},"type":"kubernetes.io/dockerconfigjson","data":{}}`, 422, "Invalid"},
 		"not base64":  {"POST", "/api/v1/namespaces/ns/secrets", "application/json", `{"metadata":{"name":"s"},"data":{"k":"!!"}}`, 422, "Invalid"},
-		"too big":     {"POST", agentsPath, "application/json", `{"metadata":{"name":"big"},"spec":{"approved":true,"role":"","x":"` + strings.Repeat("x", engine.MaxObjectBytes) + `"}}`, 413, "RequestEntityTooLarge"},
+		"too big":     {"POST", agentsPath, "application/json", `{"metadata":{"name":"big"},"spec":{"approved":true,"role":"","hostname":"` + strings.Repeat("x", engine.MaxObjectBytes) + `"}}`, 413, "RequestEntityTooLarge"},
 		"delete gone": {"DELETE", agentsPath + "/zz", "", "", 404, "NotFound"},
 		"delete stale": {"DELETE", agentsPath + "/a1", "application/json",
 			`{"preconditions":{"resourceVersion":"` + rv + `0"}}`, 409, "Conflict"},
