@@ -18,7 +18,7 @@ func (k *kubeTest) index() string {
 // a list's resourceVersion, does not move; a refused replace leaves the
 // object as it was): an unknown kind, an unknown field under strict
 // validation, a wrong type, an invalid CIDR or MAC, a required field left
-// out, a stale resourceVersion, an oversized object. A Secret referenced but missing
+// out, a field set twice, a stale resourceVersion, an oversized object. A Secret referenced but missing
 // is not refused (upstream neither): the InfraEnv says so in its
 // ImageCreated condition until the Secret is there.
 func TestKubectlBadInput(t *testing.T) {
@@ -86,6 +86,14 @@ func TestKubectlBadInput(t *testing.T) {
 		"spec:\n  clusterDeploymentRef:\n    name: c\n  networking:\n    machineNetwork:\n    - {}\n"))
 	k.fails(`The AgentClusterInstall "c" is invalid: `+"\n"+`* spec.networking.machineNetwork[0].cidr: Required value`+"\n"+
 		`* spec.provisionRequirements: Required value`+"\n", "create", "--validate=false", "-f", noRequirements)
+
+	// A field set twice in a JSON body (kubectl create --raw sends the
+	// file as it is).
+	dup := f("dup.json", `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"InfraEnv","metadata":{"name":"x","namespace":"kni21"},`+
+		`"spec":{"pullSecretRef":{"name":"ps"},"sshAuthorizedKey":"k1","sshAuthorizedKey":"k2"}}`)
+	k.fails(`Error from server (BadRequest): InfraEnv in version "v1beta1" cannot be handled as a InfraEnv: strict decoding error: `+
+		`duplicate field "spec.sshAuthorizedKey"`,
+		"create", "--raw", "/apis/agent-install.openshift.io/v1beta1/namespaces/kni21/infraenvs?fieldValidation=Strict", "-f", dup)
 
 	// A stale resourceVersion, and an object over 1 MiB.
 	stale := f("stale.yaml", doc("v1", "ConfigMap", "cm", "  resourceVersion: \"1\"\ndata:\n  a: c\n"))

@@ -27,8 +27,9 @@ const (
 // field is dropped; a field left out whose schema has a default gets it
 // (where its parent object is there); then a value of the wrong type,
 // not one of an enum's, or a required field left out is 422 Invalid
-// whatever the directive.
-func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[string]any) error {
+// whatever the directive. dups are the fields the request's JSON set
+// twice (duplicateFields), refused or warned of as unknown fields are.
+func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[string]any, dups []string) error {
 	directive := r.URL.Query().Get("fieldValidation")
 	switch directive {
 	case "":
@@ -37,21 +38,20 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 	default:
 		return errBadRequest("fieldValidation must be one of %q, %q or %q, not %q", validateIgnore, validateWarn, validateStrict, directive)
 	}
-	if res.Schema == nil {
-		return nil
-	}
 	var c fieldChecker
-	keptStatus(r, res, obj, func() { c.object(res.Schema, obj, "") })
+	if res.Schema != nil {
+		keptStatus(r, res, obj, func() { c.object(res.Schema, obj, "") })
+	}
 	slices.Sort(c.unknown)
 	// The walk follows map order: sort the causes by field, so a
 	// message is the same every time.
 	slices.SortStableFunc(c.invalid, func(a, b cause) int { return strings.Compare(a.field, b.field) })
 	switch {
-	case len(c.unknown) > 0 && directive == validateStrict:
+	case len(c.unknown)+len(dups) > 0 && directive == validateStrict:
 		// Decoding fails before the object is validated.
-		parts := make([]string, len(c.unknown))
-		for i, f := range c.unknown {
-			parts[i] = fmt.Sprintf("unknown field %q", f)
+		parts := slices.Clone(dups)
+		for _, f := range c.unknown {
+			parts = append(parts, fmt.Sprintf("unknown field %q", f))
 		}
 		return errBadRequest("%s in version %q cannot be handled as a %s: strict decoding error: %s",
 			res.Kind, res.Version, res.Kind, strings.Join(parts, ", "))
@@ -60,6 +60,9 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 		name, _ := md["name"].(string)
 		return errInvalid(res, name, c.invalid...)
 	case directive == validateWarn:
+		for _, d := range dups {
+			w.Header().Add("Warning", "299 - "+strconv.Quote(d))
+		}
 		for _, f := range c.unknown {
 			w.Header().Add("Warning", fmt.Sprintf(`299 - "unknown field \"%s\""`, f))
 		}

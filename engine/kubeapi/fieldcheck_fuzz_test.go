@@ -23,7 +23,7 @@ func checked(res *Resource, obj map[string]any, directive string) (int, []string
 	obj = runtime.DeepCopyJSON(obj)
 	w := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodPost, "/x?fieldValidation="+directive, nil)
-	err := checkFields(w, r, res, obj)
+	err := checkFields(w, r, res, obj, nil)
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return int(ae.status.Code), w.Header().Values("Warning"), obj

@@ -187,3 +187,42 @@ func TestOpenAPISchemas(t *testing.T) {
 		t.Errorf("metadata's description %q", d)
 	}
 }
+
+// A field a JSON body (a create, an update, a merge patch) sets twice is
+// refused under Strict as kube-apiserver's strict decoding refuses it,
+// before the unknown fields; Warn keeps the last value with a Warning,
+// Ignore silently.
+func TestDuplicateFields(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	before := f.index()
+	dup := `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"InfraEnv","metadata":{"name":"d"},` +
+		`"spec":{"pullSecretRef":{"name":"ps"},"sshAuthorizedKey":"k1","sshAuthorizedKey":"k2","foo":1}}`
+	code, body, _ := f.send("POST", infraEnvsPath+"?fieldValidation=Strict", "application/json", dup)
+	if want := `InfraEnv in version \"v1beta1\" cannot be handled as a InfraEnv: strict decoding error: ` +
+		`duplicate field \"spec.sshAuthorizedKey\", unknown field \"spec.foo\"`; code != 400 || !strings.Contains(body, want) {
+		t.Errorf("create: %d %s, want 400 with %s", code, body, want)
+	}
+	if after := f.index(); after != before {
+		t.Errorf("the refused create moved the log from %d to %d", before, after)
+	}
+	code, body, warn := f.send("POST", infraEnvsPath, "application/json", dup)
+	want := []string{`299 - "duplicate field \"spec.sshAuthorizedKey\""`, `299 - "unknown field \"spec.foo\""`}
+	if code != 201 || strings.Join(warn, "|") != strings.Join(want, "|") || !strings.Contains(body, `"sshAuthorizedKey":"k2"`) {
+		t.Errorf("Warn: %d %s with %q, want 201, k2 and %q", code, body, warn, want)
+	}
+	code, body, _ = f.send("PUT", infraEnvsPath+"/d?fieldValidation=Strict", "application/json", strings.Replace(dup, `,"foo":1`, "", 1))
+	if want := `strict decoding error: duplicate field \"spec.sshAuthorizedKey\"`; code != 400 || !strings.Contains(body, want) {
+		t.Errorf("update: %d %s, want 400 with %s", code, body, want)
+	}
+	code, body, _ = f.send("PATCH", infraEnvsPath+"/d?fieldValidation=Strict", "application/merge-patch+json",
+		`{"metadata":{"labels":{"a":"1","a":"2"}}}`)
+	if want := `strict decoding error: duplicate field \"metadata.labels.a\"`; code != 400 || !strings.Contains(body, want) {
+		t.Errorf("merge patch: %d %s, want 400 with %s", code, body, want)
+	}
+	code, body, warn = f.send("PATCH", infraEnvsPath+"/d?fieldValidation=Ignore", "application/merge-patch+json",
+		`{"metadata":{"labels":{"a":"1","a":"2"}}}`)
+	if code != 200 || len(warn) != 0 || !strings.Contains(body, `"labels":{"a":"2"}`) {
+		t.Errorf("Ignore: %d %s with %q", code, body, warn)
+	}
+}
