@@ -89,14 +89,7 @@ func (h *Handler) finish(res *Resource, o engine.Object, obj map[string]any) (ma
 			return nil, err
 		}
 	case res.Group == "" && res.Kind == "Namespace":
-		// The phase is the server's; the conditions are what was
-		// written through /status.
-		st, _ := obj["status"].(map[string]any)
-		if st == nil {
-			st = map[string]any{}
-		}
-		st["phase"] = namespacePhase(o)
-		obj["status"] = st
+		obj["status"] = h.namespaceStatus(o, obj["status"])
 		obj["spec"] = map[string]any{"finalizers": []any{"kubernetes"}}
 	}
 	return obj, nil
