@@ -41,7 +41,7 @@ Please review the fields above--they currently have other managers.`, "apply", "
 	// Client-side apply (last-applied-configuration and a merge patch) on
 	// a CRD kind, then the same object applied server-side.
 	ie := filepath.Join(k.home, "ie.yaml")
-	const ieHead = "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: ie\n  namespace: ssa\nspec:\n"
+	const ieHead = "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: ie\n  namespace: ssa\nspec:\n  pullSecretRef:\n    name: ps\n"
 	writeFile(t, k.home, "ie.yaml", ieHead+"  sshAuthorizedKey: k1\n")
 	wantLines(t, "apply", k.must("apply", "-f", ie), "infraenv.agent-install.openshift.io/ie created")
 	writeFile(t, k.home, "ie.yaml", ieHead+"  sshAuthorizedKey: k2\n")
@@ -51,5 +51,55 @@ Please review the fields above--they currently have other managers.`, "apply", "
 	wantLines(t, "server-side after client-side", k.must("apply", "--server-side", "-f", ie), "infraenv.agent-install.openshift.io/ie serverside-applied")
 	if got := k.must("get", "infraenv", "ie", "-n", "ssa", "-o", "jsonpath={.spec.sshAuthorizedKey}"); strings.TrimSpace(got) != "k2" {
 		t.Errorf("sshAuthorizedKey after the server-side apply: %q", got)
+	}
+}
+
+// TestKubectlServerSideApplyTyped: the field managers are typed by the
+// kinds' schemas, as kube-apiserver types a CRD's: two managers applying
+// a condition each to a Namespace's status (a list-type map keyed by
+// type, as in k8s.io/api) both keep theirs, each owning its own item, and
+// one that stops applying its condition removes only that one, where a
+// list without a type is atomic and the second apply a conflict; an
+// InfraEnv's nmStateConfigLabelSelector (x-kubernetes-map-type: atomic
+// upstream) is one field, so a second manager applying other labels in
+// it conflicts with the first instead of merging with its labels.
+func TestKubectlServerSideApplyTyped(t *testing.T) {
+	k := newKubeTest(t)
+	k.must("create", "namespace", "typed")
+	nsDoc := func(types ...string) string {
+		doc := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: typed\nstatus:\n  conditions:\n"
+		for _, typ := range types {
+			doc += "  - type: " + typ + "\n    status: \"True\"\n    reason: Checked\n"
+		}
+		return doc
+	}
+	a := writeFile(t, k.home, "a.yaml", nsDoc("ExampleA"))
+	b := writeFile(t, k.home, "b.yaml", nsDoc("ExampleB"))
+	status := func(manager, file string) string {
+		return k.must("apply", "--server-side", "--subresource=status", "--field-manager="+manager, "-f", file)
+	}
+	wantLines(t, "apply a", status("checker-a", a), "namespace/typed serverside-applied")
+	wantLines(t, "apply b", status("checker-b", b), "namespace/typed serverside-applied")
+	conditions := `jsonpath={.status.phase}{range .status.conditions[*]} {.type}={.status}{end}`
+	if got := k.must("get", "ns", "typed", "-o", conditions); got != "Active ExampleA=True ExampleB=True" {
+		t.Errorf("conditions after the two applies: %q", got)
+	}
+	wantLines(t, "managed fields", k.must("get", "ns", "typed", "-o", "yaml", "--show-managed-fields"),
+		"manager: checker-a", "manager: checker-b", `k:{"type":"ExampleA"}:`, `k:{"type":"ExampleB"}:`, "subresource: status")
+	writeFile(t, k.home, "b.yaml", nsDoc("ExampleC"))
+	status("checker-b", b)
+	if got := k.must("get", "ns", "typed", "-o", conditions); got != "Active ExampleA=True ExampleC=True" {
+		t.Errorf("conditions after b applied ExampleC instead of ExampleB: %q", got)
+	}
+
+	const ieHead = "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: ie\n  namespace: typed\n" +
+		"spec:\n  pullSecretRef:\n    name: ps\n  nmStateConfigLabelSelector:\n    matchLabels:\n"
+	ie := writeFile(t, k.home, "ie.yaml", ieHead+"      site: a\n")
+	k.must("apply", "--server-side", "--field-manager=site", "-f", ie)
+	writeFile(t, k.home, "ie.yaml", ieHead+"      rack: r1\n")
+	k.fails(`error: Apply failed with 1 conflict: conflict with "site": .spec.nmStateConfigLabelSelector`,
+		"apply", "--server-side", "--field-manager=rack", "-f", ie)
+	if got := k.must("get", "infraenv", "ie", "-n", "typed", "-o", "jsonpath={.spec.nmStateConfigLabelSelector.matchLabels}"); got != `{"site":"a"}` {
+		t.Errorf("the selector after the conflict: %s", got)
 	}
 }

@@ -17,8 +17,8 @@ func (k *kubeTest) index() string {
 // a real API server's refusal, and nothing is written (the raft index, as
 // a list's resourceVersion, does not move; a refused replace leaves the
 // object as it was): an unknown kind, an unknown field under strict
-// validation, a wrong type, an invalid CIDR or MAC, a stale
-// resourceVersion, an oversized object. A Secret referenced but missing
+// validation, a wrong type, an invalid CIDR or MAC, a required field left
+// out, a field set twice, a stale resourceVersion, an oversized object. A Secret referenced but missing
 // is not refused (upstream neither): the InfraEnv says so in its
 // ImageCreated condition until the Secret is there.
 func TestKubectlBadInput(t *testing.T) {
@@ -78,6 +78,22 @@ func TestKubectlBadInput(t *testing.T) {
 		`* spec.bootMACAddress: Invalid value: "52-54-00-00-00-0g": spec.bootMACAddress in body must be of type mac: "52-54-00-00-00-0g"`+"\n"+
 		`* spec.bootMACAddress: Invalid value: "52-54-00-00-00-0g": spec.bootMACAddress in body should match '[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}'`+"\n",
 		"apply", "-f", bmh)
+
+	// A field the schema requires, left out.
+	noPullSecret := f("no-pull-secret.yaml", doc("agent-install.openshift.io/v1beta1", "InfraEnv", "x", "spec:\n  sshAuthorizedKey: ssh-ed25519 AAAA\n"))
+	k.fails(`The InfraEnv "x" is invalid: spec.pullSecretRef: Required value`, "apply", "-f", noPullSecret)
+	noRequirements := f("no-requirements.yaml", doc(aci, "AgentClusterInstall", "c",
+		"spec:\n  clusterDeploymentRef:\n    name: c\n  networking:\n    machineNetwork:\n    - {}\n"))
+	k.fails(`The AgentClusterInstall "c" is invalid: `+"\n"+`* spec.networking.machineNetwork[0].cidr: Required value`+"\n"+
+		`* spec.provisionRequirements: Required value`+"\n", "create", "--validate=false", "-f", noRequirements)
+
+	// A field set twice in a JSON body (kubectl create --raw sends the
+	// file as it is).
+	dup := f("dup.json", `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"InfraEnv","metadata":{"name":"x","namespace":"kni21"},`+
+		`"spec":{"pullSecretRef":{"name":"ps"},"sshAuthorizedKey":"k1","sshAuthorizedKey":"k2"}}`)
+	k.fails(`Error from server (BadRequest): InfraEnv in version "v1beta1" cannot be handled as a InfraEnv: strict decoding error: `+
+		`duplicate field "spec.sshAuthorizedKey"`,
+		"create", "--raw", "/apis/agent-install.openshift.io/v1beta1/namespaces/kni21/infraenvs?fieldValidation=Strict", "-f", dup)
 
 	// A stale resourceVersion, and an object over 1 MiB.
 	stale := f("stale.yaml", doc("v1", "ConfigMap", "cm", "  resourceVersion: \"1\"\ndata:\n  a: c\n"))

@@ -12,8 +12,10 @@ import (
 // --chunk-size (limit and continue); `kubectl delete namespace` leaves the
 // Namespace Terminating while an object's finalizer holds it (its other
 // objects deleted, the ACI's ai-deprovision finalizer run by the
-// controller), a create in it is refused as kube-apiserver refuses it, and
-// the waiting delete returns once the last finalizer is removed.
+// controller), its status.conditions say what holds it as kube's
+// namespace controller words them, a create in it is refused as
+// kube-apiserver refuses it, and the waiting delete returns once the last
+// finalizer is removed.
 func TestKubectlNamespaceDeleteAndPaging(t *testing.T) {
 	k := newKubeTest(t)
 	manifests, _ := filepath.Abs("testdata/kube/ztp.yaml")
@@ -73,6 +75,21 @@ func TestKubectlNamespaceDeleteAndPaging(t *testing.T) {
 		t.Fatalf("kubectl delete namespace returned while a finalizer held it: %v %s%s", err, stdout.String(), stderr.String())
 	default:
 	}
+	// The Namespace says what holds it, as kube's namespace controller
+	// does, in a get and in a list.
+	conditions := `{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\n"}{end}`
+	want := "NamespaceDeletionDiscoveryFailure=False ResourcesDiscovered: All resources successfully discovered\n" +
+		"NamespaceDeletionGroupVersionParsingFailure=False ParsedGroupVersions: All legacy kube types successfully parsed\n" +
+		"NamespaceDeletionContentFailure=False ContentDeleted: All content successfully deleted, may be waiting on finalization\n" +
+		"NamespaceContentRemaining=True SomeResourcesRemain: Some resources are remaining: configmaps. has 1 resource instances\n" +
+		"NamespaceFinalizersRemaining=True SomeFinalizersRemain: Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances\n"
+	if got := k.must("get", "namespace", "kni21", "-o", "jsonpath="+conditions); got != want {
+		t.Errorf("the Terminating namespace's conditions:\n%s\nwant:\n%s", got, want)
+	}
+	if got := k.must("get", "namespaces", "-o", `jsonpath={range .items[?(@.metadata.name=="kni21")]}`+conditions+"{end}"); got != want {
+		t.Errorf("the Terminating namespace's conditions in a list:\n%s\nwant:\n%s", got, want)
+	}
+	wantLines(t, "describe", k.must("describe", "namespace", "kni21"), "Status:       Terminating", "NamespaceContentRemaining")
 	k.must("patch", "configmap", "held", "-n", "kni21", "--type", "json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
 	select {
 	case err := <-done:

@@ -10,8 +10,10 @@ import (
 // /openapi/v3), and kubectl
 // apply of a manifest with a misspelled field is refused as a real API
 // server refuses it (kubectl asks for fieldValidation=Strict), writing
-// nothing; --validate=warn creates it with kubectl's warning, and a value
-// of the wrong type or out of the enum is Invalid.
+// nothing; --validate=warn creates it with kubectl's warning,
+// --validate=false silently, pruned of the unknown fields and with the
+// schema's defaults; a value of the wrong type or out of the enum is
+// Invalid.
 func TestKubectlExplainAndFieldValidation(t *testing.T) {
 	k := newKubeTest(t)
 	wantLines(t, "explain infraenv.spec", k.must("explain", "infraenv.spec"),
@@ -52,6 +54,13 @@ func TestKubectlExplainAndFieldValidation(t *testing.T) {
 		`Warning: unknown field "spec.proxy.httpProxi"`, `Warning: unknown field "spec.sshAuthorisedKey"`)
 	k.must("delete", "-f", ie)
 	wantLines(t, "apply --validate=false", k.must("apply", "--validate=false", "-f", ie), "infraenv.agent-install.openshift.io/kni21 created")
+	// What was let through is stored pruned of the unknown fields and
+	// with the schema's defaults, as kube-apiserver stores a custom
+	// resource.
+	if got, want := k.must("get", "infraenv", "kni21", "-n", "kni21", "-o", "jsonpath={.spec}"),
+		`{"cpuArchitecture":"x86_64","ipxeScriptType":"DiscoveryImageAlways","proxy":{},"pullSecretRef":{"name":"pull-secret"}}`; got != want {
+		t.Errorf("the InfraEnv's spec as stored: %s, want %s", got, want)
+	}
 
 	// A change through apply's patch is checked too.
 	writeFile(t, k.home, "infraenv.yaml", "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: kni21\n  namespace: kni21\n"+

@@ -132,39 +132,39 @@ func selectEvents(sel selector, objs []engine.Object, views []map[string]any) ([
 }
 
 // readObject reads a JSON object (or a v1 kind in protobuf) from the
-// request body.
-func (h *Handler) readObject(r *http.Request) (map[string]any, error) {
+// request body, and the fields the JSON sets twice (duplicateFields).
+func (h *Handler) readObject(r *http.Request) (map[string]any, []string, error) {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, newStatus(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+			return nil, nil, newStatus(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
 				fmt.Sprintf("Request entity too large: limit is %d", mbe.Limit), nil)
 		}
-		return nil, errBadRequest("reading the request: %v", err)
+		return nil, nil, errBadRequest("reading the request: %v", err)
 	}
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == protobufType {
 		if b, err = h.proto.toJSON(b); err != nil {
-			return nil, newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			return nil, nil, newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 				fmt.Sprintf("the body of the request was in an unknown format: %v", err), nil)
 		}
 	}
 	obj, err := decodeObject(b)
 	if err != nil {
-		return nil, errBadRequest("the body of the request was in an unknown format: %v", err)
+		return nil, nil, errBadRequest("the body of the request was in an unknown format: %v", err)
 	}
-	return obj, nil
+	return obj, duplicateFields(b), nil
 }
 
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, req *request) error {
 	if req.sub != "" {
 		return errMethod(r.Method)
 	}
-	obj, err := h.readObject(r)
+	obj, dups, err := h.readObject(r)
 	if err != nil {
 		return err
 	}
-	if err := checkFields(w, r, req.res, obj); err != nil {
+	if err := checkFields(w, r, req.res, obj, dups); err != nil {
 		return err
 	}
 	if obj, err = manageUpdate(r, req, nil, obj); err != nil {
@@ -234,7 +234,7 @@ func unchanged(cur, o engine.Object) bool {
 }
 
 func (h *Handler) update(w http.ResponseWriter, r *http.Request, req *request) error {
-	obj, err := h.readObject(r)
+	obj, dups, err := h.readObject(r)
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, req *request) e
 	if err != nil {
 		return err
 	}
-	if err := checkFields(w, r, req.res, obj); err != nil {
+	if err := checkFields(w, r, req.res, obj, dups); err != nil {
 		return err
 	}
 	if obj, err = manageUpdate(r, req, curView, obj); err != nil {

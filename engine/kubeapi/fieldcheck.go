@@ -3,7 +3,6 @@ package kubeapi
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -21,11 +20,16 @@ const (
 )
 
 // checkFields checks a request's object against its kind's schema as
-// kube-apiserver does: a value of the wrong type, or not one of an enum's,
-// is 422 Invalid whatever the directive; unknown fields are refused (Strict), answered with
-// Warning headers (Warn, the default) or let through (Ignore). The server
-// drops nothing: what is not refused is stored as sent.
-func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[string]any) error {
+// kube-apiserver checks a custom resource against its CRD's structural
+// schema, and completes it as it does: unknown fields are refused
+// (Strict), or pruned from obj with a Warning header each (Warn, the
+// default) or silently (Ignore); a null where the schema declares a
+// field is dropped; a field left out whose schema has a default gets it
+// (where its parent object is there); then a value of the wrong type,
+// not one of an enum's, or a required field left out is 422 Invalid
+// whatever the directive. dups are the fields the request's JSON set
+// twice (duplicateFields), refused or warned of as unknown fields are.
+func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[string]any, dups []string) error {
 	directive := r.URL.Query().Get("fieldValidation")
 	switch directive {
 	case "":
@@ -34,21 +38,20 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 	default:
 		return errBadRequest("fieldValidation must be one of %q, %q or %q, not %q", validateIgnore, validateWarn, validateStrict, directive)
 	}
-	if res.Schema == nil {
-		return nil
-	}
 	var c fieldChecker
-	c.object(res.Schema, withoutKeptStatus(r, res, obj), "")
+	if res.Schema != nil {
+		keptStatus(r, res, obj, func() { c.object(res.Schema, obj, "") })
+	}
 	slices.Sort(c.unknown)
 	// The walk follows map order: sort the causes by field, so a
 	// message is the same every time.
 	slices.SortStableFunc(c.invalid, func(a, b cause) int { return strings.Compare(a.field, b.field) })
 	switch {
-	case len(c.unknown) > 0 && directive == validateStrict:
+	case len(c.unknown)+len(dups) > 0 && directive == validateStrict:
 		// Decoding fails before the object is validated.
-		parts := make([]string, len(c.unknown))
-		for i, f := range c.unknown {
-			parts[i] = fmt.Sprintf("unknown field %q", f)
+		parts := slices.Clone(dups)
+		for _, f := range c.unknown {
+			parts = append(parts, fmt.Sprintf("unknown field %q", f))
 		}
 		return errBadRequest("%s in version %q cannot be handled as a %s: strict decoding error: %s",
 			res.Kind, res.Version, res.Kind, strings.Join(parts, ", "))
@@ -57,6 +60,9 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 		name, _ := md["name"].(string)
 		return errInvalid(res, name, c.invalid...)
 	case directive == validateWarn:
+		for _, d := range dups {
+			w.Header().Add("Warning", "299 - "+strconv.Quote(d))
+		}
 		for _, f := range c.unknown {
 			w.Header().Add("Warning", fmt.Sprintf(`299 - "unknown field \"%s\""`, f))
 		}
@@ -64,23 +70,26 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 	return nil
 }
 
-// withoutKeptStatus is obj without its status when the write keeps the
-// stored status (a kind with the status subresource, written other than
-// through /status): what the server writes, not the client, is not the
-// client's to answer for (kube-apiserver's validation ratchets unchanged
-// fields likewise).
-func withoutKeptStatus(r *http.Request, res *Resource, obj map[string]any) map[string]any {
-	if _, ok := obj["status"]; !ok || !res.Status || strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/status") {
-		return obj
+// keptStatus runs check on obj without its status when the write keeps
+// the stored status (a kind with the status subresource, written other
+// than through /status), then puts the status back: what the server
+// writes, not the client, is not the client's to answer for
+// (kube-apiserver's validation ratchets unchanged fields likewise).
+func keptStatus(r *http.Request, res *Resource, obj map[string]any, check func()) {
+	st, ok := obj["status"]
+	if !ok || !res.Status || strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/status") {
+		check()
+		return
 	}
-	o := maps.Clone(obj)
-	delete(o, "status")
-	return o
+	delete(obj, "status")
+	check()
+	obj["status"] = st
 }
 
-// fieldChecker walks an object along a structural schema.
+// fieldChecker walks an object along a structural schema, pruning the
+// fields it does not declare and defaulting the ones it leaves out.
 type fieldChecker struct {
-	unknown []string // paths of fields the schema does not declare
+	unknown []string // paths of fields the schema does not declare (pruned)
 	invalid []cause  // values of the wrong type or not in the enum
 }
 
@@ -136,6 +145,7 @@ func (c *fieldChecker) object(s map[string]any, o map[string]any, path string) {
 		for k := range o {
 			if !slices.Contains(objectMetaFields, k) {
 				c.unknown = append(c.unknown, join(path, k))
+				delete(o, k)
 			}
 		}
 		return
@@ -144,6 +154,10 @@ func (c *fieldChecker) object(s map[string]any, o map[string]any, path string) {
 	extra, _ := s["additionalProperties"].(map[string]any)
 	for k, v := range o {
 		switch p, ok := props[k].(map[string]any); {
+		case ok && v == nil, !ok && extra != nil && v == nil:
+			// A null where the schema declares the field (none is
+			// nullable) is dropped, then defaulted.
+			delete(o, k)
 		case ok:
 			c.value(p, v, join(path, k))
 		case extra != nil:
@@ -153,10 +167,37 @@ func (c *fieldChecker) object(s map[string]any, o map[string]any, path string) {
 			// (metadata aside), holds anything.
 		default:
 			c.unknown = append(c.unknown, join(path, k))
+			delete(o, k)
 		}
 	}
-	// required is served (kubectl explain marks the fields) but not
-	// enforced yet: see docs/kube-api.md.
+	setDefaults(props, o)
+	c.required(s, o, path)
+}
+
+// setDefaults gives each field of props with a default that o leaves out
+// its default (a scalar: schemaparse.go's default= attribute).
+func setDefaults(props map[string]any, o map[string]any) {
+	for k, p := range props {
+		d, ok := p.(map[string]any)["default"]
+		if _, set := o[k]; ok && !set {
+			o[k] = d
+		}
+	}
+}
+
+// required adds a Required value cause for each field s requires that o
+// lacks (object has dropped its nulls, as kube-apiserver drops a null of
+// a field that is not nullable before it validates), at the field's
+// path, as kube-apiserver's CRD validation words it.
+func (c *fieldChecker) required(s map[string]any, o map[string]any, path string) {
+	req, _ := s["required"].([]any)
+	for _, r := range req {
+		k, _ := r.(string)
+		if v, ok := o[k]; ok && v != nil {
+			continue
+		}
+		c.invalid = append(c.invalid, cause{field: join(path, k), typ: metav1.CauseTypeFieldValueRequired, msg: "Required value"})
+	}
 }
 
 // inEnum reports whether the scalar v is one of enum's values (objects

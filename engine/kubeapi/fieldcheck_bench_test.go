@@ -48,7 +48,7 @@ func BenchmarkFieldCheck(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		d := docs[i%len(docs)]
-		if err := checkFields(w, r, d.res, d.obj); err != nil {
+		if err := checkFields(w, r, d.res, d.obj, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,25 +6,36 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// check runs checkFields on obj for res with a directive and returns the
-// error's HTTP code (0: let through) and the Warning headers.
+// check runs checkFields on a copy of obj for res with a directive and
+// returns the error's HTTP code (0: let through) and the Warning headers.
 func check(res *Resource, obj map[string]any, directive string) (int, []string) {
+	code, warnings, _ := checked(res, obj, directive)
+	return code, warnings
+}
+
+// checked is check, and the object as checkFields left it (pruned,
+// defaulted).
+func checked(res *Resource, obj map[string]any, directive string) (int, []string, map[string]any) {
+	obj = runtime.DeepCopyJSON(obj)
 	w := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodPost, "/x?fieldValidation="+directive, nil)
-	err := checkFields(w, r, res, obj)
+	err := checkFields(w, r, res, obj, nil)
 	var ae *apiError
 	if errors.As(err, &ae) {
-		return int(ae.status.Code), w.Header().Values("Warning")
+		return int(ae.status.Code), w.Header().Values("Warning"), obj
 	}
-	return 0, w.Header().Values("Warning")
+	return 0, w.Header().Values("Warning"), obj
 }
 
 // Whatever object a client sends, the schema checker of any kind never
 // panics and its three directives agree: a value of the wrong type or out
 // of its bounds is 422 under all three; otherwise Strict refuses (400)
-// exactly when Warn warns, and Ignore lets everything through.
+// exactly when Warn warns, and Ignore lets everything through, pruned of
+// what Strict refuses (checked again, the pruned object passes Strict).
 func FuzzFieldCheck(f *testing.F) {
 	for _, s := range []string{
 		`{"metadata":{"name":"a"},"spec":{"pullSecretRef":{"name":"ps"},"proxy":{"httpProxi":"x"}}}`,
@@ -53,7 +64,7 @@ func FuzzFieldCheck(f *testing.F) {
 		r := res[int(which)%len(res)]
 		strict, _ := check(r, obj, validateStrict)
 		warn, warnings := check(r, obj, validateWarn)
-		ignore, _ := check(r, obj, validateIgnore)
+		ignore, _, pruned := checked(r, obj, validateIgnore)
 		switch {
 		case ignore == 422:
 			if warn != 422 || (strict != 422 && strict != 400) {
@@ -63,6 +74,9 @@ func FuzzFieldCheck(f *testing.F) {
 			t.Fatalf("%s %s: Ignore answered %d", r.Kind, body, ignore)
 		case (strict == 400) != (len(warnings) > 0) || warn != 0:
 			t.Fatalf("%s %s: Strict %d, Warn %d with %q", r.Kind, body, strict, warn, warnings)
+		}
+		if again, _ := check(r, pruned, validateStrict); ignore == 0 && again != 0 {
+			t.Fatalf("%s %s: pruned by Ignore to %v, which Strict answers %d", r.Kind, body, pruned, again)
 		}
 	})
 }

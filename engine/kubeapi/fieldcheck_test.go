@@ -56,7 +56,7 @@ func TestStrictFieldValidationRefuses(t *testing.T) {
 			`unknown field \"metadata.label\"`},
 		"top level": {"Strict", `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"InfraEnv","metadata":{"name":"a"},"sepc":{}}`, 400,
 			`unknown field \"sepc\"`},
-		"wrong type": {"Ignore", infraEnv("a", `{"agentApproval":{"autoApprove":"yes"}}`), 422,
+		"wrong type": {"Ignore", infraEnv("a", `{"pullSecretRef":{"name":"ps"},"agentApproval":{"autoApprove":"yes"}}`), 422,
 			`InfraEnv.agent-install.openshift.io \"a\" is invalid: spec.agentApproval.autoApprove: Invalid value: \"string\": spec.agentApproval.autoApprove in body must be of type boolean: \"string\"`},
 		"not an integer": {"Strict", infraEnv("a", `{"networkDiscoveryDelaySeconds":1.5}`), 422,
 			`spec.networkDiscoveryDelaySeconds in body must be of type integer: \"number\"`},
@@ -98,12 +98,13 @@ func TestStrictFieldValidationRefuses(t *testing.T) {
 	}
 }
 
-// Warn (the default) stores the object and names each unknown field in a
-// Warning header; Ignore stores it silently.
+// Warn (the default) stores the object pruned of its unknown fields and
+// names each in a Warning header; Ignore prunes them silently (as
+// kube-apiserver prunes a custom resource along its structural schema).
 func TestFieldValidationWarnAndIgnore(t *testing.T) {
 	f := newFixture(t, 0)
 	f.setup()
-	code, body, warn := f.send("POST", infraEnvsPath, "application/json", infraEnv("w", `{"foo":1,"bar":{}}`))
+	code, body, warn := f.send("POST", infraEnvsPath, "application/json", infraEnv("w", `{"pullSecretRef":{"name":"ps"},"foo":1,"bar":{}}`))
 	if code != 201 {
 		t.Fatalf("Warn: %d %s", code, body)
 	}
@@ -111,12 +112,40 @@ func TestFieldValidationWarnAndIgnore(t *testing.T) {
 	if strings.Join(warn, "|") != strings.Join(want, "|") {
 		t.Errorf("Warning headers %q, want %q", warn, want)
 	}
-	code, body, warn = f.send("POST", infraEnvsPath+"?fieldValidation=Ignore", "application/json", infraEnv("i", `{"foo":1}`))
+	code, body, warn = f.send("POST", infraEnvsPath+"?fieldValidation=Ignore", "application/json", infraEnv("i", `{"pullSecretRef":{"name":"ps"},"foo":1}`))
 	if code != 201 || len(warn) != 0 {
 		t.Errorf("Ignore: %d %s warnings %q", code, body, warn)
 	}
-	if !strings.Contains(body, `"foo":1`) {
-		t.Errorf("Ignore stores the object as sent: %s", body)
+	for _, name := range []string{"w", "i"} {
+		_, got := f.do("GET", infraEnvsPath+"/"+name, "", "")
+		if want := `"spec":{"cpuArchitecture":"x86_64","ipxeScriptType":"DiscoveryImageAlways","pullSecretRef":{"name":"ps"}}`; !strings.Contains(got, want) {
+			t.Errorf("%s stored as %s, want the unknown fields pruned: %s", name, got, want)
+		}
+	}
+}
+
+// The schema's defaults fill the fields a create, an update or a patch
+// leaves out or sets to null, where their parent object is there (in
+// list items too), and never replace a value that is set.
+func TestSchemaDefaultsApplied(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	code, body, _ := f.send("POST", infraEnvsPath, "application/json",
+		infraEnv("d", `{"pullSecretRef":{},"cpuArchitecture":"aarch64","ipxeScriptType":null}`))
+	if want := `"spec":{"cpuArchitecture":"aarch64","ipxeScriptType":"DiscoveryImageAlways","pullSecretRef":{"name":""}}`; code != 201 || !strings.Contains(body, want) {
+		t.Errorf("create: %d %s, want %s", code, body, want)
+	}
+	code, body, _ = f.send("PATCH", infraEnvsPath+"/d", "application/merge-patch+json", `{"spec":{"cpuArchitecture":null,"agentApproval":{}}}`)
+	if want := `"spec":{"agentApproval":{"autoApprove":false},"cpuArchitecture":"x86_64",`; code != 200 || !strings.Contains(body, want) {
+		t.Errorf("merge patch: %d %s, want %s", code, body, want)
+	}
+	code, body, _ = f.send("POST", acisPath, "application/json", strings.Replace(aci(`{}`), `"networking"`,
+		`"compute":[{"name":"worker"},{"name":"infra","hyperthreading":"Disabled"}],"networking"`, 1))
+	if want := `"compute":[{"hyperthreading":"Enabled","name":"worker"},{"hyperthreading":"Disabled","name":"infra"}]`; code != 201 || !strings.Contains(body, want) {
+		t.Errorf("list items: %d %s, want %s", code, body, want)
+	}
+	if strings.Contains(body, `"controlPlane"`) {
+		t.Errorf("a default was set in an object that is not there: %s", body)
 	}
 }
 
@@ -156,5 +185,44 @@ func TestOpenAPISchemas(t *testing.T) {
 	}
 	if d := s.Properties["metadata"].Description; !strings.HasPrefix(d, "The object's name, namespace, labels") {
 		t.Errorf("metadata's description %q", d)
+	}
+}
+
+// A field a JSON body (a create, an update, a merge patch) sets twice is
+// refused under Strict as kube-apiserver's strict decoding refuses it,
+// before the unknown fields; Warn keeps the last value with a Warning,
+// Ignore silently.
+func TestDuplicateFields(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	before := f.index()
+	dup := `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"InfraEnv","metadata":{"name":"d"},` +
+		`"spec":{"pullSecretRef":{"name":"ps"},"sshAuthorizedKey":"k1","sshAuthorizedKey":"k2","foo":1}}`
+	code, body, _ := f.send("POST", infraEnvsPath+"?fieldValidation=Strict", "application/json", dup)
+	if want := `InfraEnv in version \"v1beta1\" cannot be handled as a InfraEnv: strict decoding error: ` +
+		`duplicate field \"spec.sshAuthorizedKey\", unknown field \"spec.foo\"`; code != 400 || !strings.Contains(body, want) {
+		t.Errorf("create: %d %s, want 400 with %s", code, body, want)
+	}
+	if after := f.index(); after != before {
+		t.Errorf("the refused create moved the log from %d to %d", before, after)
+	}
+	code, body, warn := f.send("POST", infraEnvsPath, "application/json", dup)
+	want := []string{`299 - "duplicate field \"spec.sshAuthorizedKey\""`, `299 - "unknown field \"spec.foo\""`}
+	if code != 201 || strings.Join(warn, "|") != strings.Join(want, "|") || !strings.Contains(body, `"sshAuthorizedKey":"k2"`) {
+		t.Errorf("Warn: %d %s with %q, want 201, k2 and %q", code, body, warn, want)
+	}
+	code, body, _ = f.send("PUT", infraEnvsPath+"/d?fieldValidation=Strict", "application/json", strings.Replace(dup, `,"foo":1`, "", 1))
+	if want := `strict decoding error: duplicate field \"spec.sshAuthorizedKey\"`; code != 400 || !strings.Contains(body, want) {
+		t.Errorf("update: %d %s, want 400 with %s", code, body, want)
+	}
+	code, body, _ = f.send("PATCH", infraEnvsPath+"/d?fieldValidation=Strict", "application/merge-patch+json",
+		`{"metadata":{"labels":{"a":"1","a":"2"}}}`)
+	if want := `strict decoding error: duplicate field \"metadata.labels.a\"`; code != 400 || !strings.Contains(body, want) {
+		t.Errorf("merge patch: %d %s, want 400 with %s", code, body, want)
+	}
+	code, body, warn = f.send("PATCH", infraEnvsPath+"/d?fieldValidation=Ignore", "application/merge-patch+json",
+		`{"metadata":{"labels":{"a":"1","a":"2"}}}`)
+	if code != 200 || len(warn) != 0 || !strings.Contains(body, `"labels":{"a":"2"}`) {
+		t.Errorf("Ignore: %d %s with %q", code, body, warn)
 	}
 }

@@ -97,7 +97,7 @@ func (f *fixture) setup() {
 
 func (f *fixture) createAgent(name string) {
 	f.t.Helper()
-	body := `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"Agent","metadata":{"name":"` + name + `"},"spec":{"approved":false}}`
+	body := `{"apiVersion":"agent-install.openshift.io/v1beta1","kind":"Agent","metadata":{"name":"` + name + `"},"spec":{"approved":false,"role":""}}`
 	if c, b := f.do("POST", agentsPath, "application/json", body); c != 201 {
 		f.t.Fatalf("create agent: %d %s", c, b)
 	}
@@ -146,12 +146,12 @@ func TestRefusedWritesWriteNothing(t *testing.T) {
 		"wrong kind":  {"POST", agentsPath, "application/json", `{"kind":"InfraEnv","metadata":{"name":"a2"}}`, 400, "BadRequest"},
 		"not json":    {"POST", agentsPath, "application/json", `{"metadata":`, 400, "BadRequest"},
 		"no ns":       {"POST", "/apis/agent-install.openshift.io/v1beta1/namespaces/nope/agents", "application/json", `{"metadata":{"name":"a2"}}`, 404, "NotFound"},
-		"stale rv":    {"PUT", agentsPath + "/a1", "application/json", `{"metadata":{"name":"a1","resourceVersion":"1"},"spec":{}}`, 409, "Conflict"},
+		"stale rv":    {"PUT", agentsPath + "/a1", "application/json", `{"metadata":{"name":"a1","resourceVersion":"1"},"spec":{"approved":true,"role":""}}`, 409, "Conflict"},
 		"missing":     {"PATCH", agentsPath + "/zz", "application/merge-patch+json", `{"spec":{}}`, 404, "NotFound"},
 		"strategic":   {"PATCH", agentsPath + "/a1", "application/strategic-merge-patch+json", `{"spec":{}}`, 415, "UnsupportedMediaType"},
 		"bad secret":  {"POST", "/api/v1/namespaces/ns/secrets", "application/json", `{"metadata":{"name":"s"},"type":"kubernetes.io/dockerconfigjson","data":{}}`, 422, "Invalid"},
 		"not base64":  {"POST", "/api/v1/namespaces/ns/secrets", "application/json", `{"metadata":{"name":"s"},"data":{"k":"!!"}}`, 422, "Invalid"},
-		"too big":     {"POST", agentsPath, "application/json", `{"metadata":{"name":"big"},"spec":{"x":"` + strings.Repeat("x", engine.MaxObjectBytes) + `"}}`, 413, "RequestEntityTooLarge"},
+		"too big":     {"POST", agentsPath, "application/json", `{"metadata":{"name":"big"},"spec":{"approved":true,"role":"","hostname":"` + strings.Repeat("x", engine.MaxObjectBytes) + `"}}`, 413, "RequestEntityTooLarge"},
 		"delete gone": {"DELETE", agentsPath + "/zz", "", "", 404, "NotFound"},
 		"delete stale": {"DELETE", agentsPath + "/a1", "application/json",
 			`{"preconditions":{"resourceVersion":"` + rv + `0"}}`, 409, "Conflict"},

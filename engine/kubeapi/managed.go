@@ -22,9 +22,9 @@ import (
 
 // Field managers (metadata.managedFields) are kept as kube-apiserver keeps
 // them for custom resources: apimachinery's FieldManager over
-// sigs.k8s.io/structured-merge-diff, with a deduced type converter (every
-// map merged key by key, lists atomic) as for a CRD without a schema. A
-// create, update or patch records the fields its manager set; a
+// sigs.k8s.io/structured-merge-diff, with the types of the kind's schema
+// (typed.go: objects merged field by field, lists atomic unless the
+// schema makes them maps by key or sets). A create, update or patch records the fields its manager set; a
 // server-side apply merges the applied configuration, refuses to take a
 // field another manager owns unless forced (409 with the conflicts), and
 // removes the fields its manager stopped applying.
@@ -74,7 +74,11 @@ func fieldManager(res *Resource, sub string) (*managedfields.FieldManager, error
 		reset = map[fieldpath.APIVersion]*fieldpath.Set{fieldpath.APIVersion(gv.String()): set}
 	}
 	c := unstructuredConverter{}
-	fm, err := managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(), c, c, c,
+	types := res.types
+	if types == nil {
+		types = managedfields.NewDeducedTypeConverter()
+	}
+	fm, err := managedfields.NewDefaultCRDFieldManager(types, c, c, c,
 		gvk, gv, sub, fieldpath.NewExcludeFilterSetMap(reset))
 	if err != nil {
 		return nil, fmt.Errorf("kubeapi: field manager of %s: %w", gvk, err)

@@ -96,7 +96,7 @@ func TestServerSideApplyCreates(t *testing.T) {
 	f := newFixture(t, 0)
 	f.setup()
 	code, body := f.do("PATCH", agentsPath+"/new?fieldManager=kubectl", "application/apply-patch+yaml",
-		"apiVersion: agent-install.openshift.io/v1beta1\nkind: Agent\nmetadata:\n  name: new\nspec:\n  approved: true\n")
+		"apiVersion: agent-install.openshift.io/v1beta1\nkind: Agent\nmetadata:\n  name: new\nspec:\n  approved: true\n  role: worker\n")
 	if code != http.StatusCreated {
 		t.Fatalf("apply create: %d %s", code, body)
 	}

@@ -89,7 +89,7 @@ func (h *Handler) finish(res *Resource, o engine.Object, obj map[string]any) (ma
 			return nil, err
 		}
 	case res.Group == "" && res.Kind == "Namespace":
-		obj["status"] = map[string]any{"phase": namespacePhase(o)}
+		obj["status"] = h.namespaceStatus(o, obj["status"])
 		obj["spec"] = map[string]any{"finalizers": []any{"kubernetes"}}
 	}
 	return obj, nil

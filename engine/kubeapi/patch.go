@@ -74,7 +74,7 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		if derr != nil {
 			return derr
 		}
-		if cerr := checkFields(w, r, req.res, obj); cerr != nil {
+		if cerr := checkFields(w, r, req.res, obj, nil); cerr != nil {
 			return cerr
 		}
 		wr, aerr := h.admit(req, obj, nil, nil)
@@ -88,7 +88,7 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		if err != nil {
 			return err
 		}
-		if err := checkFields(w, r, req.res, obj); err != nil {
+		if err := checkFields(w, r, req.res, obj, nil); err != nil {
 			return err
 		}
 		return h.admitStore(w, r, req, obj, cur, curView)
@@ -116,7 +116,11 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 	if err != nil {
 		return errBadRequest("the patched object is not a JSON object: %v", err)
 	}
-	if err := checkFields(w, r, req.res, obj); err != nil {
+	var dups []string
+	if ct == mergePatch {
+		dups = duplicateFields(p)
+	}
+	if err := checkFields(w, r, req.res, obj, dups); err != nil {
 		return err
 	}
 	if obj, err = manageUpdate(r, req, curView, obj); err != nil {

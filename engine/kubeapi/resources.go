@@ -1,5 +1,7 @@
 package kubeapi
 
+import "k8s.io/apimachinery/pkg/util/managedfields"
+
 // Column is a printer column: upstream's additionalPrinterColumns of the
 // kind's CRD (or the core printer's for v1 kinds).
 type Column struct {
@@ -28,6 +30,9 @@ type Resource struct {
 	// Schema is the kind's OpenAPI v3 schema from schemas/*.schema (nil: not
 	// served, not checked); loadSchemas sets it.
 	Schema map[string]any
+	// types types the kind's objects for its field managers (typed.go);
+	// loadSchemas sets it from Schema.
+	types managedfields.TypeConverter
 }
 
 // GroupVersion is "group/version", or "version" for the core group.
@@ -63,7 +68,7 @@ const (
 // metal3-io/baremetal-operator config/base/crds/bases.
 func resources() []*Resource {
 	return []*Resource{
-		{Version: versionV1, Kind: "Namespace", Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
+		{Version: versionV1, Kind: "Namespace", Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"}, Status: true,
 			Columns: []Column{{Name: "Status", Type: "string", Description: "The status of the namespace"}, ageColumn},
 			Core:    namespaceCells},
 		{Version: versionV1, Kind: "Secret", Plural: "secrets", Singular: "secret", Namespaced: true,

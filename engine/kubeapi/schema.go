@@ -48,6 +48,9 @@ func loadSchemas(res []*Resource) error {
 			r.Schema = k.schema
 		}
 	}
+	for _, r := range res {
+		r.types = newTypeConverter(r.Kind, r.Schema)
+	}
 	return nil
 }
 

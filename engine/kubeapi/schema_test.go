@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,11 +93,34 @@ func wellFormed(t *testing.T, path string, s map[string]any) {
 	for k, v := range props {
 		wellFormed(t, path+"."+k, v.(map[string]any))
 	}
+	if s["x-kubernetes-list-type"] == "map" {
+		listMapKeysRequired(t, path, s)
+	}
 	if items, ok := s["items"].(map[string]any); ok {
 		if props, ok := items["properties"].(map[string]any); ok {
 			for k, v := range props {
 				wellFormed(t, path+"[]."+k, v.(map[string]any))
 			}
+		}
+	}
+}
+
+// listMapKeysRequired checks a list-type map as kube-apiserver checks a
+// CRD's: keys given, each a required field of the items or one with a
+// default.
+func listMapKeysRequired(t *testing.T, path string, s map[string]any) {
+	t.Helper()
+	keys, _ := s["x-kubernetes-list-map-keys"].([]any)
+	items, _ := s["items"].(map[string]any)
+	props, _ := items["properties"].(map[string]any)
+	req, _ := items["required"].([]any)
+	if len(keys) == 0 {
+		t.Errorf("%s: a list-type map without list-map-keys", path)
+	}
+	for _, k := range keys {
+		p, _ := props[k.(string)].(map[string]any)
+		if _, def := p["default"]; p == nil || !def && !slices.Contains(req, k) {
+			t.Errorf("%s: list-map key %s is not a required field of the items, nor has a default", path, k)
 		}
 	}
 }

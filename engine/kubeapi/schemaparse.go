@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,8 +26,9 @@ type kindSchema struct {
 // also keeps undeclared fields), any, int-or-string, map[T] (string keys)
 // and []T (T a scalar, object or open; an object's fields below it).
 // Attrs: ! (required), enum=a|b|c, format=, default=, minimum=, maximum=,
-// minItems=, maxItems=, maxLength=, pattern= (the rest of the line up to
-// " -- "). Enum, format, pattern and maxLength of a []scalar apply to its
+// minItems=, maxItems=, maxLength=, listType= (atomic, set, map),
+// listMapKeys=a,b, mapType= (atomic, granular), pattern= (the rest of the
+// line up to " -- "). Enum, format, pattern and maxLength of a []scalar apply to its
 // items (of a map[scalar], to its values). apiVersion, kind and metadata are added to every kind.
 func parseSchemas(text string) ([]kindSchema, error) {
 	var kinds []kindSchema
@@ -152,6 +154,22 @@ func setAttr(s, target map[string]any, k, v string) error {
 		target["maxLength"] = i
 	case "default":
 		s["default"] = scalar(s["type"], v)
+	case "listType":
+		if s["type"] != "array" || !slices.Contains([]string{"atomic", "set", "map"}, v) {
+			return fmt.Errorf("listType=%s: want atomic, set or map on a list", v)
+		}
+		s["x-kubernetes-list-type"] = v
+	case "listMapKeys":
+		var keys []any
+		for _, k := range strings.Split(v, ",") {
+			keys = append(keys, k)
+		}
+		s["x-kubernetes-list-map-keys"] = keys
+	case "mapType":
+		if s["type"] != "object" || v != "atomic" && v != "granular" {
+			return fmt.Errorf("mapType=%s: want atomic or granular on an object", v)
+		}
+		s["x-kubernetes-map-type"] = v
 	case "minimum", "maximum", "minItems", "maxItems":
 		i, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {

@@ -19,7 +19,8 @@ const maxWatch = 30 * time.Minute
 // watch streams the changes of the request's kind as WatchEvents: with no
 // resourceVersion (or "0"), an ADDED event for each current object first;
 // with one, every change after it, or a 410 Gone ERROR event when the
-// cache no longer holds them.
+// cache no longer holds them; bookmarks and sendInitialEvents as
+// watchlist.go says.
 func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) error {
 	if isEvent(req.res) {
 		return h.watchEvents(w, r, req)
@@ -33,6 +34,15 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) er
 	if !ok {
 		return errBadRequest("invalid resourceVersion %q", q.Get("resourceVersion"))
 	}
+	opts, err := parseWatchOptions(r)
+	if err != nil {
+		return err
+	}
+	// fresh: the index the initial state must reach (sendInitialEvents).
+	var fresh uint64
+	if opts.initial == "true" {
+		fresh = h.freshIndex(r, rv)
+	}
 	limit := maxWatch
 	if s := q.Get("timeoutSeconds"); s != "" {
 		if n, err := strconv.Atoi(s); err == nil && n > 0 && time.Duration(n)*time.Second < limit {
@@ -45,12 +55,20 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) er
 
 	var initial []engine.Object
 	var at cursor
+	snapshot := rv == 0 || opts.initial == "true"
 	for {
 		var wait <-chan struct{}
 		var ready, gone bool
 		var current uint64
-		if rv == 0 {
-			initial, rv, at, wait, ready = h.cache.snapshot()
+		if snapshot {
+			var index uint64
+			initial, index, at, wait, ready = h.cache.snapshot()
+			if ready && index < fresh {
+				ready = false // the cache has not reached the state asked for yet
+			}
+			if ready {
+				rv = index
+			}
 		} else {
 			at, gone, current, wait, ready = h.cache.since(rv)
 		}
@@ -71,6 +89,9 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) er
 	}
 	st := &stream{h: h, w: w, r: r, req: req, sel: sel}
 	startStream(w)
+	if opts.initial == "false" {
+		initial = nil
+	}
 	for _, o := range sortObjects(initial) {
 		if o.Group == req.res.Group && o.Kind == req.res.Kind && sel.matches(o) {
 			if err := st.send(added, o); err != nil {
@@ -78,7 +99,20 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) er
 			}
 		}
 	}
+	if opts.initial == "true" {
+		if err := st.bookmark(rv, true); err != nil {
+			return err
+		}
+	}
 	flush(w)
+	// seen: every change up to it has been sent (what a bookmark says).
+	seen := rv
+	var tick <-chan time.Time
+	if opts.bookmarks {
+		t := time.NewTicker(bookmarkEvery)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		evs, next, wait, ok := h.cache.next(at)
 		if !ok {
@@ -86,6 +120,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) er
 		}
 		at = next
 		for _, e := range evs {
+			seen = max(seen, e.index)
 			if e.index <= rv {
 				continue // already in what the client listed
 			}
@@ -96,7 +131,14 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, req *request) er
 		flush(w)
 		select {
 		case <-wait:
+		case <-tick:
+			if err := st.bookmark(seen, false); err != nil {
+				return err
+			}
 		case <-timer.C:
+			if opts.bookmarks {
+				_ = st.bookmark(seen, false)
+			}
 			return nil
 		case <-ctx.Done():
 			return nil
