@@ -97,7 +97,9 @@ func bindAgents(ctx context.Context, o Options, in install) error {
 			if !ok || cd.Name != in.cd.Name || cd.Namespace != in.cd.Namespace {
 				continue
 			}
-			if h, ok := m.Host(a.Name); ok && h.ClusterID == "" {
+			// A host unbound after its installation binds again once it
+			// registered anew from the discovery image.
+			if h, ok := m.Host(a.Name); ok && h.ClusterID == "" && h.Status != "unbinding-pending-user-action" {
 				ids = append(ids, h.ID)
 			}
 		}
