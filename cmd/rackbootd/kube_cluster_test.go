@@ -24,7 +24,9 @@ var agentConditions = []string{"get", "agents.agent-install.openshift.io", "-n",
 // iPXE script URL and reports its inventory as the agent does; the ACI
 // says what the installation waits for (the Agent's approval); approved
 // with seed 002's kubectl patch, the installation starts by itself and
-// the ACI's and Agent's conditions say so, as upstream's print them.
+// the ACI's and Agent's conditions say so, as upstream's print them. A
+// pull secret changed in its Secret is taken before the start and
+// refused after it (SpecSynced BackendError), as upstream's.
 func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	needKubectl(t)
 	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
@@ -69,6 +71,24 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	if len(mfs) != 1 || mfs[0].Folder != "openshift" || mfs[0].FileName != "99_master_kernel_arg.yaml" {
 		t.Errorf("the cluster's manifests: %+v", mfs)
 	}
+
+	// A new pull secret in the Secret (kubectl replace) is taken to the
+	// cluster before the installation, as upstream's updateIfNeeded.
+	setPullSecret := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(ps, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		y := k.must("create", "secret", "generic", "pull-secret", "-n", "sno1", "--from-file=.dockerconfigjson="+ps,
+			"--type=kubernetes.io/dockerconfigjson", "--dry-run=client", "-o", "yaml")
+		f := filepath.Join(k.home, "pull-secret.yaml")
+		if err := os.WriteFile(f, []byte(y), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		k.must("replace", "-f", f)
+	}
+	const ps2 = `{"auths":{"quay.io":{"auth":"dTI6cDI="}}}`
+	setPullSecret(ps2)
 
 	// The InfraEnv's image is made once its cluster exists; a host boots
 	// it and registers with the script URL's agent token.
@@ -134,6 +154,17 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	k.fails(`Error from server (Forbidden): admission webhook "agentclusterinstallvalidators.admission.agentinstall.openshift.io" denied the request: `+
 		`Attempted to change AgentClusterInstall.Spec which is immutable after install started, except for ClusterMetadata fields.`,
 		"patch", "aci", "sno1", "-n", "sno1", "--type", "merge", "-p", `{"spec":{"sshPublicKey":"ssh-ed25519 AAAA other"}}`)
+	// Once installing, a pull secret change is refused as upstream's
+	// cluster update refuses it; the Secret put back syncs again (the
+	// cluster has the pull secret taken before the start).
+	setPullSecret(`{"auths":{"quay.io":{"auth":"dTM6cDM="}}}`)
+	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="SpecSynced")].reason}=BackendError`,
+		"aci/sno1", "-n", "sno1", "--timeout=60s")
+	wantRow(t, "the pull secret change refused", k.must(aciConditions...),
+		"SpecSynced\tThe Spec could not be synced due to backend error: Cluster "+clusterID+" is in ", " state, cluster can be updated only in one of [insufficient ready pending-for-input adding-hosts]")
+	wantLines(t, "the ACI's other conditions kept", k.must(aciConditions...), "Completed\tThe installation is in progress: ")
+	setPullSecret(ps2)
+	k.must("wait", "--for=condition=SpecSynced", "aci/sno1", "-n", "sno1", "--timeout=60s")
 	d.waitHost(ieID, hostID, "installing")
 	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="Installed")].reason}=InstallationInProgress`,
 		"agent/"+hostID, "-n", "sno1", "--timeout=60s")
