@@ -248,3 +248,26 @@ func TestKubectlFinalizers(t *testing.T) {
 	k.must("patch", "configmap", "held", "-n", "fin", "--type", "merge", "-p", `{"metadata":{"finalizers":null}}`)
 	k.fails(`Error from server (NotFound): configmaps "held" not found`, "get", "configmap", "held", "-n", "fin")
 }
+
+// As kube-controller-manager's garbage collector: deleting an object
+// deletes the objects whose ownerReferences name it (kubectl wait
+// --for=delete returns); one that has another owner still there stays.
+func TestKubectlOwnerReferencesCollected(t *testing.T) {
+	k := newKubeTest(t)
+	k.must("create", "namespace", "gc")
+	k.must("create", "configmap", "owner", "-n", "gc", "--from-literal=a=b")
+	k.must("create", "configmap", "other", "-n", "gc", "--from-literal=a=b")
+	uid := k.must("get", "configmap", "owner", "-n", "gc", "-o", "jsonpath={.metadata.uid}")
+	otherUID := k.must("get", "configmap", "other", "-n", "gc", "-o", "jsonpath={.metadata.uid}")
+	ref := func(name, uid string) string {
+		return "  - apiVersion: v1\n    kind: ConfigMap\n    name: " + name + "\n    uid: " + uid + "\n"
+	}
+	writeFile(t, k.home, "deps.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dependent\n  namespace: gc\n  ownerReferences:\n"+
+		ref("owner", uid)+"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: gc\n  ownerReferences:\n"+
+		ref("owner", uid)+ref("other", otherUID))
+	k.must("apply", "-f", filepath.Join(k.home, "deps.yaml"))
+	k.must("delete", "configmap", "owner", "-n", "gc")
+	k.must("wait", "--for=delete", "configmap/dependent", "-n", "gc", "--timeout=30s")
+	k.fails(`Error from server (NotFound): configmaps "dependent" not found`, "get", "configmap", "dependent", "-n", "gc")
+	k.must("get", "configmap", "shared", "-n", "gc")
+}
