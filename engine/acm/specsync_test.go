@@ -122,3 +122,37 @@ func TestManifestDroppedFromConfigMapDeleted(t *testing.T) {
 	}, false)
 	waitFor(t, s, "b.yaml deleted", func(m *engine.Model) bool { return files(m) == "openshift/a.yaml" })
 }
+
+// RequirementsMet counts the Agents provisionRequirements asks for now:
+// a change of workerAgents before the start changes what the
+// installation waits for.
+func TestProvisionRequirementsChangeTaken(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
+		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":3}}}`)
+	aci := engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}
+	waitFor(t, s, "the cluster synced", func(m *engine.Model) bool {
+		o, _ := m.Object(aci.Key())
+		_, ok := m.Cluster(aciUID)
+		return ok && strings.Contains(string(o.Body), `"rackboot.io/synced-generation"`)
+	})
+	// The cluster ready (as its hosts would make it), none registered.
+	var status string
+	s.Read(func(m *engine.Model) { c, _ := m.Cluster(aciUID); status = c.Status })
+	apply(t, s, &engine.SetClusterStatus{ID: aciUID, Status: engine.ClusterStatusReady, StatusInfo: "Cluster ready to be installed", From: []string{status}})
+	waitFor(t, s, "RequirementsMet for 3 Agents", func(m *engine.Model) bool {
+		_, reason, msg := aciCondition(m, "RequirementsMet")
+		return reason == "InsufficientAgents" && msg == "The cluster currently requires 3 agents but only 0 have registered"
+	})
+	patch(t, s, aci, func(b map[string]any) {
+		b["spec"].(map[string]any)["provisionRequirements"] = map[string]any{"controlPlaneAgents": 3, "workerAgents": 2}
+	}, true)
+	waitFor(t, s, "RequirementsMet for 5 Agents", func(m *engine.Model) bool {
+		_, reason, msg := aciCondition(m, "RequirementsMet")
+		return reason == "InsufficientAgents" && msg == "The cluster currently requires 5 agents but only 0 have registered"
+	})
+}
