@@ -86,17 +86,23 @@ func syncSpec(ctx context.Context, o Options, in install) error {
 	if synced(in, gen) {
 		return nil
 	}
-	want, err := clusterParams(o, in)
-	if err != nil {
-		return err
-	}
 	var cur string
 	o.Store.Read(func(m *engine.Model) { cur, _ = m.PullSecret(c.PullSecretRef) })
 	if slices.Contains(installing, c.Status) || slices.Contains(stopped, c.Status) {
-		if *want.PullSecret != cur {
+		// Only the pull secret is compared then, as upstream's: the
+		// ClusterImageSet may go once the installation started.
+		ps, err := startedPullSecret(o, in)
+		if err != nil {
+			return err
+		}
+		if ps != cur {
 			return fmt.Errorf("Cluster %s is in %s state, cluster can be updated only in one of %v", id, c.Status, updatable)
 		}
 		return markSynced(ctx, o, in, gen)
+	}
+	want, err := clusterParams(o, in)
+	if err != nil {
+		return err
 	}
 	if p, changed := clusterChanges(c, want, cur); changed {
 		if err := o.Domain.UpdateCluster(ctx, id, p); err != nil {
@@ -111,6 +117,20 @@ func syncSpec(ctx context.Context, o Options, in install) error {
 		o.Log.Info("ClusterImageSet change taken to the cluster", "cluster", id, "name", in.aci.Namespace+"/"+in.aci.Name)
 	}
 	return markSynced(ctx, o, in, gen)
+}
+
+// startedPullSecret is the pull secret of in's ClusterDeployment's
+// Secret (an input error when missing, as upstream's).
+func startedPullSecret(o Options, in install) (string, error) {
+	r := in.cdSpec.PullSecretRef
+	if r == nil || r.Name == "" {
+		return "", inputErr("ClusterDeployment %q: spec.pullSecretRef is not set", in.cd.Name)
+	}
+	ps, err := openPullSecret(o, in.cd.Namespace, r.Name)
+	if err != nil {
+		return "", inputError{err.Error()}
+	}
+	return ps, nil
 }
 
 // updatable are the cluster states upstream's cluster update accepts

@@ -32,7 +32,8 @@ func clusterPullSecret(m *engine.Model) string {
 // provisionRequirements.controlPlaneAgents is taken to the cluster. Once
 // the installation started, a pull secret change is refused with
 // upstream's cluster update refusal (SpecSynced False, BackendError), the
-// cluster keeps its pull secret and the ACI its other conditions.
+// cluster keeps its pull secret and the ACI its other conditions; the
+// ClusterImageSet may be deleted then.
 func TestPullSecretAndImageSetChangesTakenToCluster(t *testing.T) {
 	s, sealer := clusterEnv(t)
 	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
@@ -87,6 +88,8 @@ func TestPullSecretAndImageSetChangesTakenToCluster(t *testing.T) {
 			t.Errorf("the cluster's pull secret changed after the start: %q", got)
 		}
 	})
+	// The ClusterImageSet may go once the installation started.
+	apply(t, s, &engine.DeleteObject{Ref: engine.ObjectRef{Group: "hive.openshift.io", Kind: "ClusterImageSet", Name: "ocp-4.19"}})
 	setPullSecret(t, s, sealer, ps2)
 	waitFor(t, s, "SpecSynced again once the Secret is as it was", func(m *engine.Model) bool {
 		st, reason, _ := aciCondition(m, "SpecSynced")
