@@ -123,6 +123,10 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 		"Installed\tThe installation has not yet started",
 		"Bound\tThe agent is bound to a cluster deployment")
 
+	// The host's NTP step output as the Agent's ntpSources.
+	if got := k.must("get", "agent", hostID, "-n", "sno1", "-o", `jsonpath={.status.ntpSources[*].sourceName}/{.status.ntpSources[*].sourceState}`); got != "rackbootd/synced" {
+		t.Errorf("the Agent's ntpSources: %q", got)
+	}
 	// The Agent's inventory in upstream's fields.
 	if got := k.must("get", "agent", hostID, "-n", "sno1", "-o", `jsonpath={.status.inventory.cpu.count} {.status.inventory.memory.physicalBytes} `+
 		`{.status.inventory.systemVendor.manufacturer} {.status.inventory.interfaces[0].macAddress} {.status.inventory.disks[1].installationEligibility.eligible}`); got != "2 2147483648 QEMU 52:54:00:12:34:01 true" {
