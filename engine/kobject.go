@@ -120,6 +120,22 @@ func (m *Model) Objects(group, kind, ns string) iter.Seq[Object] {
 	}
 }
 
+// AllObjects yields every object, of every kind, in key order.
+func (m *Model) AllObjects() iter.Seq[Object] {
+	return func(yield func(Object) bool) {
+		keys := make([]string, 0, len(m.objects))
+		for k := range m.objects {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !yield(*m.objects[k]) {
+				return
+			}
+		}
+	}
+}
+
 // ObjectIndex is the log index of the last command that changed an
 // object (0 when none did since the model was loaded): a reader of the
 // change feed that has seen that index has seen every object change up

@@ -9,6 +9,7 @@ import (
 	"github.com/rackboot/rackboot/engine/acm"
 	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/kubeapi"
+	"github.com/rackboot/rackboot/engine/kubegc"
 )
 
 // newKube builds the Kubernetes-compatible API (engine/kubeapi) over the
@@ -41,16 +42,23 @@ func (d *daemon) mountKube(mux *http.ServeMux) {
 }
 
 // runKube feeds the kube API's watch cache on every node (followers serve
-// watches too) and runs the ACM kinds' controller (engine/acm) while this
-// node leads, its writes fenced to the term it leads in.
+// watches too) and runs the ACM kinds' controller (engine/acm) and the
+// ownerReferences garbage collector (engine/kubegc) while this node
+// leads, their writes fenced to the term it leads in.
 func (d *daemon) runKube(ctx context.Context) {
 	if d.kube == nil {
 		return
 	}
-	d.wg.Add(2)
+	d.wg.Add(3)
 	go func() {
 		defer d.wg.Done()
 		d.kube.Run(ctx)
+	}()
+	go func() { // the garbage collector of ownerReferences, on the leader
+		defer d.wg.Done()
+		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+			_ = kubegc.Run(ctx, engine.Fence(d.store), d.log.With("service", "kubegc"))
+		})
 	}()
 	go func() {
 		defer d.wg.Done()

@@ -24,7 +24,9 @@ var agentConditions = []string{"get", "agents.agent-install.openshift.io", "-n",
 // iPXE script URL and reports its inventory as the agent does; the ACI
 // says what the installation waits for (the Agent's approval); approved
 // with seed 002's kubectl patch, the installation starts by itself and
-// the ACI's and Agent's conditions say so, as upstream's print them.
+// the ACI's and Agent's conditions say so, as upstream's print them. A
+// pull secret changed in its Secret is taken before the start and
+// refused after it (SpecSynced BackendError), as upstream's.
 func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	needKubectl(t)
 	d := newTestDaemon(t, freePort(t, "tcp"), freePort(t, "udp"))
@@ -70,6 +72,24 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 		t.Errorf("the cluster's manifests: %+v", mfs)
 	}
 
+	// A new pull secret in the Secret (kubectl replace) is taken to the
+	// cluster before the installation, as upstream's updateIfNeeded.
+	setPullSecret := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(ps, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		y := k.must("create", "secret", "generic", "pull-secret", "-n", "sno1", "--from-file=.dockerconfigjson="+ps,
+			"--type=kubernetes.io/dockerconfigjson", "--dry-run=client", "-o", "yaml")
+		f := filepath.Join(k.home, "pull-secret.yaml")
+		if err := os.WriteFile(f, []byte(y), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		k.must("replace", "-f", f)
+	}
+	const ps2 = `{"auths":{"quay.io":{"auth":"dTI6cDI="}}}`
+	setPullSecret(ps2)
+
 	// The InfraEnv's image is made once its cluster exists; a host boots
 	// it and registers with the script URL's agent token.
 	k.must("wait", "--for=condition=ImageCreated", "infraenv/sno1", "-n", "sno1", "--timeout=30s")
@@ -103,6 +123,10 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 		"Installed\tThe installation has not yet started",
 		"Bound\tThe agent is bound to a cluster deployment")
 
+	// The host's NTP step output as the Agent's ntpSources.
+	if got := k.must("get", "agent", hostID, "-n", "sno1", "-o", `jsonpath={.status.ntpSources[*].sourceName}/{.status.ntpSources[*].sourceState}`); got != "rackbootd/synced" {
+		t.Errorf("the Agent's ntpSources: %q", got)
+	}
 	// The Agent's inventory in upstream's fields.
 	if got := k.must("get", "agent", hostID, "-n", "sno1", "-o", `jsonpath={.status.inventory.cpu.count} {.status.inventory.memory.physicalBytes} `+
 		`{.status.inventory.systemVendor.manufacturer} {.status.inventory.interfaces[0].macAddress} {.status.inventory.disks[1].installationEligibility.eligible}`); got != "2 2147483648 QEMU 52:54:00:12:34:01 true" {
@@ -134,6 +158,17 @@ func TestKubectlClusterInstallStartsByItself(t *testing.T) {
 	k.fails(`Error from server (Forbidden): admission webhook "agentclusterinstallvalidators.admission.agentinstall.openshift.io" denied the request: `+
 		`Attempted to change AgentClusterInstall.Spec which is immutable after install started, except for ClusterMetadata fields.`,
 		"patch", "aci", "sno1", "-n", "sno1", "--type", "merge", "-p", `{"spec":{"sshPublicKey":"ssh-ed25519 AAAA other"}}`)
+	// Once installing, a pull secret change is refused as upstream's
+	// cluster update refuses it; the Secret put back syncs again (the
+	// cluster has the pull secret taken before the start).
+	setPullSecret(`{"auths":{"quay.io":{"auth":"dTM6cDM="}}}`)
+	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="SpecSynced")].reason}=BackendError`,
+		"aci/sno1", "-n", "sno1", "--timeout=60s")
+	wantRow(t, "the pull secret change refused", k.must(aciConditions...),
+		"SpecSynced\tThe Spec could not be synced due to backend error: Cluster "+clusterID+" is in ", " state, cluster can be updated only in one of [insufficient ready pending-for-input adding-hosts]")
+	wantLines(t, "the ACI's other conditions kept", k.must(aciConditions...), "Completed\tThe installation is in progress: ")
+	setPullSecret(ps2)
+	k.must("wait", "--for=condition=SpecSynced", "aci/sno1", "-n", "sno1", "--timeout=60s")
 	d.waitHost(ieID, hostID, "installing")
 	k.must("wait", `--for=jsonpath={.status.conditions[?(@.type=="Installed")].reason}=InstallationInProgress`,
 		"agent/"+hostID, "-n", "sno1", "--timeout=60s")
@@ -216,4 +251,27 @@ func TestKubectlFinalizers(t *testing.T) {
 		"patch", "configmap", "held", "-n", "fin", "--type", "merge", "-p", `{"metadata":{"finalizers":["example.com/hold","example.com/more"]}}`)
 	k.must("patch", "configmap", "held", "-n", "fin", "--type", "merge", "-p", `{"metadata":{"finalizers":null}}`)
 	k.fails(`Error from server (NotFound): configmaps "held" not found`, "get", "configmap", "held", "-n", "fin")
+}
+
+// As kube-controller-manager's garbage collector: deleting an object
+// deletes the objects whose ownerReferences name it (kubectl wait
+// --for=delete returns); one that has another owner still there stays.
+func TestKubectlOwnerReferencesCollected(t *testing.T) {
+	k := newKubeTest(t)
+	k.must("create", "namespace", "gc")
+	k.must("create", "configmap", "owner", "-n", "gc", "--from-literal=a=b")
+	k.must("create", "configmap", "other", "-n", "gc", "--from-literal=a=b")
+	uid := k.must("get", "configmap", "owner", "-n", "gc", "-o", "jsonpath={.metadata.uid}")
+	otherUID := k.must("get", "configmap", "other", "-n", "gc", "-o", "jsonpath={.metadata.uid}")
+	ref := func(name, uid string) string {
+		return "  - apiVersion: v1\n    kind: ConfigMap\n    name: " + name + "\n    uid: " + uid + "\n"
+	}
+	writeFile(t, k.home, "deps.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dependent\n  namespace: gc\n  ownerReferences:\n"+
+		ref("owner", uid)+"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: gc\n  ownerReferences:\n"+
+		ref("owner", uid)+ref("other", otherUID))
+	k.must("apply", "-f", filepath.Join(k.home, "deps.yaml"))
+	k.must("delete", "configmap", "owner", "-n", "gc")
+	k.must("wait", "--for=delete", "configmap/dependent", "-n", "gc", "--timeout=30s")
+	k.fails(`Error from server (NotFound): configmaps "dependent" not found`, "get", "configmap", "dependent", "-n", "gc")
+	k.must("get", "configmap", "shared", "-n", "gc")
 }

@@ -107,9 +107,11 @@ func (d *daemon) runOSImages(ctx context.Context) {
 // use, it records them and asks the main loop to reload. It returns the
 // osImages it now follows.
 func (d *daemon) syncOSImages(ctx context.Context, f *osimages.Fetcher, dir, last string) string {
-	imgs, err := osimages.Parse(d.ascSpec())
+	spec := d.ascSpec()
+	imgs, err := osimages.Parse(spec)
 	if err != nil {
 		d.log.Error("AgentServiceConfig: the image sets of spec.osImages stay as they were", "err", err.Error())
+		d.writeASCStatus(ctx, ascCondition(err, nil))
 		return last
 	}
 	key, _ := json.Marshal(imgs) // checked strings: cannot fail
@@ -117,16 +119,21 @@ func (d *daemon) syncOSImages(ctx context.Context, f *osimages.Fetcher, dir, las
 		return last
 	}
 	sets := []osimages.Set{}
+	var leftOut []string
 	for _, img := range imgs {
 		s, err := f.Resolve(ctx, img)
 		if err != nil {
 			d.log.Error("AgentServiceConfig: an osImages entry is left out", "image_set", osimages.Name(img), "err", err.Error())
+			leftOut = append(leftOut, err.Error()) // it names the entry
 			continue
 		}
 		sets = append(sets, s)
 	}
 	if ctx.Err() != nil {
 		return last
+	}
+	if spec != nil {
+		d.writeASCStatus(ctx, ascCondition(nil, leftOut))
 	}
 	if slices.Equal(sets, d.currentOSImages(nil)) {
 		return string(key)

@@ -40,6 +40,8 @@ func osImage(version, arch, iso, rootfs string) string {
 // kernel and the mirror's rootfs. An entry whose rootfs the mirror does
 // not have is left out; a restart without the mirror serves the image set
 // from the start; deleting the AgentServiceConfig removes the image set.
+// Its status is upstream's ReconcileCompleted condition: False
+// (OSImagesFailure) naming the entry left out, True once it is dropped.
 func TestAgentServiceConfigOSImagesBecomeCoreOSImageSets(t *testing.T) {
 	needKubectl(t)
 	m := coreostest.NewMirror(t)
@@ -77,6 +79,22 @@ func TestAgentServiceConfigOSImagesBecomeCoreOSImageSets(t *testing.T) {
 	}
 	if ents, err := os.ReadDir(filepath.Join(d.dir, "state", "coreos", "osimages")); err != nil || len(ents) < 2 {
 		t.Errorf("data_dir/coreos/osimages: %v %v", ents, err)
+	}
+	// Its status says so, as upstream's ReconcileCompleted condition;
+	// once the entry is dropped, the reconcile completes.
+	cond := func(field string) string {
+		return k.must("get", "agentserviceconfig", "agent", "-o", "jsonpath={.status.conditions[?(@.type==\"ReconcileCompleted\")]."+field+"}")
+	}
+	if st, reason, msg := cond("status"), cond("reason"), cond("message"); st != "False" || reason != "OSImagesFailure" ||
+		!strings.HasPrefix(msg, "osImages entries left out: osImages ocp-4.16-aarch64: rootFSUrl") || strings.Contains(msg, "ocp-4.16-x86_64") {
+		t.Errorf("ReconcileCompleted %s %s %q", st, reason, msg)
+	}
+	writeFile(t, filepath.Dir(spec), filepath.Base(spec), fmt.Sprintf(agentServiceConfig,
+		osImage("4.16", "x86_64", url(m.ISO["x86_64"]), url(m.RootfsFile["x86_64"]))))
+	k.must("apply", "-f", spec)
+	k.must("wait", "--for=condition=ReconcileCompleted", "agentserviceconfig/agent", "--timeout=60s")
+	if reason, msg := cond("reason"), cond("message"); reason != "ReconcileSucceeded" || msg != "AgentServiceConfig reconcile completed without error." {
+		t.Errorf("ReconcileCompleted True %s %q", reason, msg)
 	}
 
 	// Restarted with the mirror gone, the appliance serves the image set

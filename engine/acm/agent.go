@@ -296,6 +296,9 @@ func agentStatus(h engine.Host) map[string]any {
 	if h.InstallationDiskID != "" {
 		st["installation_disk_id"] = h.InstallationDiskID
 	}
+	if ntp := agentNTPSources(h.NTPSources); len(ntp) > 0 {
+		st["ntpSources"] = ntp
+	}
 	return st
 }
 

@@ -28,7 +28,12 @@ type Domain interface {
 	// wraps engine.ErrInvalid and writes nothing.
 	CreateCluster(ctx context.Context, p models.ClusterCreateParams, id string) (string, error)
 	UpdateCluster(ctx context.Context, id string, p models.V2ClusterUpdateParams) error
+	// SetClusterRelease gives cluster id the image set named imageSetRef,
+	// else the one of version (bad input wraps engine.ErrInvalid).
+	SetClusterRelease(ctx context.Context, id, version, imageSetRef string) error
 	PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error
+	// DeleteManifest removes a custom manifest of cluster id.
+	DeleteManifest(ctx context.Context, id, folder, fileName string) error
 	UpdateHost(ctx context.Context, id string, p models.HostUpdateParams) error
 	// SetInstallerArgs sets host id's installer_args (bad input wraps
 	// engine.ErrInvalid and writes nothing).

@@ -98,7 +98,9 @@ func bindAgents(ctx context.Context, o Options, in install) error {
 			if !ok || cd.Name != in.cd.Name || cd.Namespace != in.cd.Namespace {
 				continue
 			}
-			if h, ok := m.Host(a.Name); ok && h.ClusterID == "" {
+			// A host unbound after its installation binds again once it
+			// registered anew from the discovery image.
+			if h, ok := m.Host(a.Name); ok && h.ClusterID == "" && h.Status != "unbinding-pending-user-action" {
 				ids = append(ids, h.ID)
 			}
 		}
@@ -265,21 +267,23 @@ func validated(o Options, id string) map[string]any {
 	return cond("Validated", "True", "ValidationsPassing", "The cluster's validations are passing")
 }
 
-// writeACIStatus writes the ACI's status: synced (nil) from its cluster,
-// else the SpecSynced condition failed alone.
+// writeACIStatus writes the ACI's status from its cluster, with the
+// SpecSynced condition failed when failed is not nil, as upstream's (the
+// failed condition alone while there is no cluster).
 func writeACIStatus(ctx context.Context, o Options, in install, failed map[string]any) error {
 	var st map[string]any
-	if failed != nil {
+	valid := validated(o, in.aci.UID)
+	o.Store.Read(func(m *engine.Model) {
+		if c, ok := m.Cluster(in.aci.UID); ok {
+			st = aciStatus(o, m, c, in.spec, valid)
+		}
+	})
+	switch {
+	case failed != nil && st == nil:
 		st = map[string]any{"conditions": []any{failed}}
-	} else {
-		valid := validated(o, in.aci.UID)
-		o.Store.Read(func(m *engine.Model) {
-			if c, ok := m.Cluster(in.aci.UID); ok {
-				st = aciStatus(o, m, c, in.spec, valid)
-			}
-		})
-	}
-	if st == nil {
+	case failed != nil:
+		st["conditions"].([]any)[0] = failed
+	case st == nil:
 		return nil
 	}
 	return putStatus(ctx, o, in.aci, st)

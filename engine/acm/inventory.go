@@ -72,3 +72,32 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// agentNTPSources are the time sources of the host's last NTP step
+// output (the REST API's ntp_sources) as upstream's Agent
+// status.ntpSources (HostNTPSources: sourceName, sourceState). nil when
+// the host reported none.
+func agentNTPSources(raw json.RawMessage) []any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var out models.NtpSynchronizationResponse
+	if json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	var srcs []any
+	for _, s := range out.NtpSources {
+		if s == nil {
+			continue
+		}
+		src := map[string]any{}
+		if s.SourceName != "" {
+			src["sourceName"] = s.SourceName
+		}
+		if s.SourceState != "" {
+			src["sourceState"] = string(s.SourceState)
+		}
+		srcs = append(srcs, src)
+	}
+	return srcs
+}

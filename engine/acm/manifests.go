@@ -36,8 +36,10 @@ func manifestRefs(obj engine.Object) []string {
 
 // syncManifests stores the manifests of the ACI's ConfigMaps (each data
 // key a file of the openshift folder) as the cluster's custom manifests,
-// through the domain (its checks), before the installation starts. A
-// missing ConfigMap or a bad manifest is an input error.
+// through the domain (its checks), before the installation starts, and,
+// as upstream's sync, deletes the cluster's openshift manifests that are
+// not in them (a key dropped from a ConfigMap). A missing ConfigMap or a
+// bad manifest is an input error.
 func syncManifests(ctx context.Context, o Options, in install) error {
 	names := manifestRefs(in.aci)
 	if len(names) == 0 {
@@ -77,6 +79,15 @@ func syncManifests(ctx context.Context, o Options, in install) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	for _, mf := range c.Manifests {
+		if _, ok := files[mf.FileName]; ok || mf.Folder != manifestFolder {
+			continue
+		}
+		if err := o.Domain.DeleteManifest(ctx, c.ID, mf.Folder, mf.FileName); err != nil {
+			return err
+		}
+		o.Log.Info("manifest dropped from the ACI's ConfigMaps deleted", "cluster", c.ID, "file", mf.FileName)
+	}
 	for _, k := range keys {
 		if slices.ContainsFunc(c.Manifests, func(mf engine.Manifest) bool {
 			return mf.Folder == manifestFolder && mf.FileName == k && bytes.Equal(mf.Content, []byte(files[k]))

@@ -11,15 +11,32 @@ import (
 )
 
 // annotationSyncedGen holds the generations of the ACI and its
-// ClusterDeployment last taken to the cluster ("aci/cd"): a spec is
-// compared with the cluster only when one moved, so a value the domain
-// normalizes cannot make an update on every pass.
+// ClusterDeployment and the revisions of the pull secret Secret and the
+// ClusterImageSet they name, last taken to the cluster
+// ("aci/cd/secret/imageset"): a spec is compared with the cluster only
+// when one moved, so a value the domain normalizes cannot make an update
+// on every pass.
 const annotationSyncedGen = "rackboot.io/synced-generation"
 
-func syncedGen(in install) string { return fmt.Sprintf("%d/%d", in.aci.Generation, in.cd.Generation) }
+func syncedGen(o Options, in install) string {
+	var ps, cis uint64
+	o.Store.Read(func(m *engine.Model) {
+		if r := in.cdSpec.PullSecretRef; r != nil {
+			if s, ok := m.Object(engine.ObjectRef{Kind: "Secret", Namespace: in.cd.Namespace, Name: r.Name}.Key()); ok {
+				ps = s.Revision
+			}
+		}
+		if r := in.spec.ImageSetRef; r != nil {
+			if s, ok := m.Object(engine.ObjectRef{Group: groupHive, Kind: kindImageSet, Name: r.Name}.Key()); ok {
+				cis = s.Revision
+			}
+		}
+	})
+	return fmt.Sprintf("%d/%d/%d/%d", in.aci.Generation, in.cd.Generation, ps, cis)
+}
 
-// markSynced records on the ACI that its generations were taken.
-func markSynced(ctx context.Context, o Options, in install) error {
+// markSynced records on the ACI that gen (syncedGen) was taken.
+func markSynced(ctx context.Context, o Options, in install, gen string) error {
 	var body map[string]any
 	if err := json.Unmarshal(in.aci.Body, &body); err != nil {
 		return err
@@ -33,52 +50,116 @@ func markSynced(ctx context.Context, o Options, in install) error {
 	if ann == nil {
 		ann = map[string]any{}
 	}
-	ann[annotationSyncedGen] = syncedGen(in)
+	ann[annotationSyncedGen] = gen
 	md["annotations"] = ann
 	return putBody(ctx, o, in.aci, body)
 }
 
-// synced reports whether the ACI's generations were taken already.
-func synced(in install) bool {
+// synced reports whether gen (syncedGen) was taken already.
+func synced(in install, gen string) bool {
 	var b struct {
 		Metadata struct {
 			Annotations map[string]string `json:"annotations"`
 		} `json:"metadata"`
 	}
 	_ = json.Unmarshal(in.aci.Body, &b)
-	return b.Metadata.Annotations[annotationSyncedGen] == syncedGen(in)
+	return b.Metadata.Annotations[annotationSyncedGen] == gen
 }
 
-// syncSpec takes a change of the ClusterDeployment's or the ACI's spec to
-// the cluster before its installation starts (the REST API's cluster
-// update, through the domain). A field the spec leaves out is left as the
-// cluster has it (defaults, a machine network found from the hosts).
+// syncSpec takes a change of the ClusterDeployment's or the ACI's spec,
+// of the data of the pull secret Secret or of the ClusterImageSet they
+// name, to the cluster before its installation starts (the REST API's
+// cluster update, through the domain). A field the spec leaves out is
+// left as the cluster has it (defaults, a machine network found from the
+// hosts). Once the installation started, a pull secret change is refused
+// as upstream's cluster update refuses it (the ACI's spec is refused by
+// Admission then, and the ClusterImageSet left alone, as upstream's).
 func syncSpec(ctx context.Context, o Options, in install) error {
 	id := in.aci.UID
 	var c engine.Cluster
 	var ok bool
 	o.Store.Read(func(m *engine.Model) { c, ok = m.Cluster(id) })
-	if !ok || !in.cdOK || synced(in) || slices.Contains(installing, c.Status) || slices.Contains(stopped, c.Status) {
+	if !ok || !in.cdOK {
 		return nil
+	}
+	gen := syncedGen(o, in)
+	if synced(in, gen) {
+		return nil
+	}
+	var cur string
+	o.Store.Read(func(m *engine.Model) { cur, _ = m.PullSecret(c.PullSecretRef) })
+	if slices.Contains(installing, c.Status) || slices.Contains(stopped, c.Status) {
+		// Only the pull secret is compared then, as upstream's: the
+		// ClusterImageSet may go once the installation started.
+		ps, err := startedPullSecret(o, in)
+		if err != nil {
+			return err
+		}
+		if ps != cur {
+			return fmt.Errorf("Cluster %s is in %s state, cluster can be updated only in one of %v", id, c.Status, updatable)
+		}
+		return markSynced(ctx, o, in, gen)
 	}
 	want, err := clusterParams(o, in)
 	if err != nil {
 		return err
 	}
-	if p, changed := clusterChanges(c, want); changed {
+	if p, changed := clusterChanges(c, want, cur); changed {
 		if err := o.Domain.UpdateCluster(ctx, id, p); err != nil {
 			return err
 		}
 		o.Log.Info("spec change taken to the cluster", "cluster", id, "name", in.aci.Namespace+"/"+in.aci.Name)
 	}
-	return markSynced(ctx, o, in)
+	if releaseChanged(c, want) {
+		if err := o.Domain.SetClusterRelease(ctx, id, *want.OpenshiftVersion, want.ImageSetRef); err != nil {
+			return err
+		}
+		o.Log.Info("ClusterImageSet change taken to the cluster", "cluster", id, "name", in.aci.Namespace+"/"+in.aci.Name)
+	}
+	return markSynced(ctx, o, in, gen)
+}
+
+// startedPullSecret is the pull secret of in's ClusterDeployment's
+// Secret (an input error when missing, as upstream's).
+func startedPullSecret(o Options, in install) (string, error) {
+	r := in.cdSpec.PullSecretRef
+	if r == nil || r.Name == "" {
+		return "", inputErr("ClusterDeployment %q: spec.pullSecretRef is not set", in.cd.Name)
+	}
+	ps, err := openPullSecret(o, in.cd.Namespace, r.Name)
+	if err != nil {
+		return "", inputError{err.Error()}
+	}
+	return ps, nil
+}
+
+// updatable are the cluster states upstream's cluster update accepts
+// (its VerifyClusterUpdatability).
+var updatable = []string{engine.ClusterStatusInsufficient, engine.ClusterStatusReady, engine.ClusterStatusPendingForInput,
+	engine.ClusterStatusAddingHosts}
+
+// releaseChanged reports whether want names another release than c's:
+// another image set, or (by a ClusterImageSet's releaseImage) another
+// version.
+func releaseChanged(c engine.Cluster, want models.ClusterCreateParams) bool {
+	if want.ImageSetRef != "" {
+		return want.ImageSetRef != c.ImageSetRef
+	}
+	return want.OpenshiftVersion != nil && *want.OpenshiftVersion != c.OpenshiftVersion
 }
 
 // clusterChanges is the update that makes c what want describes (only
-// the fields the spec sets); changed is false when c already is.
-func clusterChanges(c engine.Cluster, want models.ClusterCreateParams) (models.V2ClusterUpdateParams, bool) {
+// the fields the spec sets, and the pull secret, which the cluster has as
+// pullSecret); changed is false when c already is.
+func clusterChanges(c engine.Cluster, want models.ClusterCreateParams, pullSecret string) (models.V2ClusterUpdateParams, bool) {
 	var p models.V2ClusterUpdateParams
 	changed := false
+	if want.PullSecret != nil && *want.PullSecret != pullSecret {
+		p.PullSecret, changed = want.PullSecret, true
+	}
+	if want.ControlPlaneCount != nil && int(*want.ControlPlaneCount) != c.ControlPlaneCount {
+		p.ControlPlaneCount, changed = want.ControlPlaneCount, true
+	}
 	if want.Name != nil && *want.Name != c.Name {
 		p.Name, changed = want.Name, true
 	}

@@ -10,15 +10,18 @@ import (
 
 // unbindable are the host states in which an Agent's host is unbound
 // when its Agent no longer names (or is no longer selected by) the
-// ClusterDeployment of its cluster: before the installation.
-var unbindable = []string{"discovering", "known", "insufficient", "disconnected", "pending-for-input", "binding"}
+// ClusterDeployment of its cluster: before the installation, and after
+// it (the host is then unbinding-pending-user-action until it boots the
+// discovery image again, as upstream's).
+var unbindable = []string{"discovering", "known", "insufficient", "disconnected", "pending-for-input", "binding",
+	"installed", "error", "cancelled", "added-to-existing-cluster"}
 
 // unbindAgents unbinds, as upstream's Agent controller does when
 // spec.clusterDeploymentName is cleared or changed, the hosts of a late
 // binding infra-env whose Agent wants another ClusterDeployment than the
 // one of their cluster, or none; bindAgents then binds them to the new
-// one. A host that is installing or installed stays (upstream's webhook
-// refuses the change then).
+// one. A host that is installing stays (upstream's webhook refuses the
+// change then).
 func unbindAgents(ctx context.Context, o Options) error {
 	type unbind struct{ ie, id string }
 	var todo []unbind

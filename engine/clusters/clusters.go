@@ -252,6 +252,37 @@ func (s *Service) Change(ctx context.Context, id string, p models.V2ClusterUpdat
 	return s.hosts.RefreshCluster(ctx, id)
 }
 
+// SetRelease gives cluster id the image set named imageSetRef, or (when
+// "") the one of version, resolved as Register resolves them, with the
+// cluster_updated event; bad input writes nothing.
+func (s *Service) SetRelease(ctx context.Context, id, version, imageSetRef string) error {
+	var c engine.Cluster
+	var ok bool
+	s.store.Read(func(m *engine.Model) { c, ok = m.Cluster(id) })
+	if !ok {
+		return fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+	}
+	if version == "" && imageSetRef == "" {
+		return hosts.Invalid("openshift_version is required (or image_set_ref, whose version the cluster then takes)")
+	}
+	c.OpenshiftVersion, c.ImageSetRef = version, imageSetRef
+	ref, err := s.defaultImageSet(c)
+	if err != nil {
+		return err
+	}
+	if version == "" {
+		version = s.imageSetVersion(ref)
+	}
+	res, err := s.store.Apply(ctx, &engine.UpdateCluster{ID: id, Patch: engine.ClusterPatch{OpenshiftVersion: &version, ImageSetRef: &ref}})
+	if err != nil {
+		return fmt.Errorf("update cluster: %w", err)
+	}
+	c, _ = res.(engine.Cluster)
+	s.hosts.Event(ctx, engine.Event{Name: "cluster_updated", Severity: "info", ClusterID: id,
+		Message: fmt.Sprintf("Cluster %s was updated", c.Name)})
+	return s.hosts.RefreshCluster(ctx, id)
+}
+
 // Deregister deletes cluster id and its pull secret, with its event.
 func (s *Service) Deregister(ctx context.Context, id string) error {
 	if err := s.clusterInUse(id); err != nil {

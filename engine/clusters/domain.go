@@ -72,11 +72,24 @@ func (d *Domain) UpdateCluster(ctx context.Context, id string, p models.V2Cluste
 	return domainErr(d.s.clusters.Change(ctx, id, p))
 }
 
+// SetClusterRelease gives cluster id the image set named imageSetRef, or
+// (when "") the one of version, as POST /clusters resolves them (the
+// same checks; bad input wraps engine.ErrInvalid and writes nothing).
+func (d *Domain) SetClusterRelease(ctx context.Context, id, version, imageSetRef string) error {
+	return domainErr(d.s.clusters.SetRelease(ctx, id, version, imageSetRef))
+}
+
 // PutManifest stores a custom manifest of cluster id (base64 content) as
 // POST /clusters/{id}/manifests does (the same checks).
 func (d *Domain) PutManifest(ctx context.Context, id string, p models.CreateManifestParams) error {
 	_, err := d.s.clusters.PutManifest(ctx, id, p)
 	return domainErr(err)
+}
+
+// DeleteManifest deletes custom manifest folder/fileName of cluster id as
+// DELETE /clusters/{id}/manifests does (the same checks).
+func (d *Domain) DeleteManifest(ctx context.Context, id, folder, fileName string) error {
+	return domainErr(d.s.clusters.DeleteManifest(ctx, id, folder, fileName))
 }
 
 // UpdateHost changes host id as PATCH /infra-envs/{ie}/hosts/{id} does

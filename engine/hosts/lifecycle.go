@@ -3,6 +3,7 @@ package hosts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -180,8 +181,20 @@ func (s *Service) Bind(ctx context.Context, ie, id, clusterID string) error {
 	return s.Refresh(ctx, id)
 }
 
+// infoUnbinding is upstream's status info of a host being unbound.
+const infoUnbinding = "Host is waiting to be unbound from the cluster"
+
+// unbindPendingFrom are the host statuses from which upstream's unbind
+// moves a host to unbinding-pending-user-action: it runs what was
+// installed (or failed to) and must boot the discovery image again to
+// register anew.
+var unbindPendingFrom = []string{models.HostStatusInstalled, models.HostStatusError, models.HostStatusCancelled,
+	models.HostStatusAddedToExistingCluster}
+
 // Unbind unbinds host id of infra-env ie from its cluster, with its
-// event, and re-evaluates the host and the cluster.
+// event, and re-evaluates the host and the cluster; a host past its
+// installation is unbinding-pending-user-action, as upstream's, until it
+// registers again.
 func (s *Service) Unbind(ctx context.Context, ie, id string) error {
 	h, err := s.Host(ie, id)
 	if err != nil {
@@ -200,6 +213,15 @@ func (s *Service) Unbind(ctx context.Context, ie, id string) error {
 	if h.ClusterID != "" {
 		s.Event(ctx, engine.Event{Name: "host_unbind_succeeded", Severity: "info", ClusterID: h.ClusterID,
 			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: unbound from cluster %s", s.HostName(h), h.ClusterID)})
+	}
+	if h.ClusterID != "" && slices.Contains(unbindPendingFrom, h.Status) {
+		st := models.HostStatusUnbindingPendingUserAction
+		_, err := s.store.Apply(ctx, &engine.SetHostStatus{ID: id, Status: st, StatusInfo: infoUnbinding, From: []string{h.Status},
+			Event: &engine.Event{Name: "host_status_updated", Severity: SeverityOf(st),
+				Message: fmt.Sprintf("Host %s: updated status from %s to %s (%s)", s.HostName(h), h.Status, st, infoUnbinding)}})
+		if err != nil && !errors.Is(err, engine.ErrConflict) {
+			return fmt.Errorf("set status of host %s: %w", id, err)
+		}
 	}
 	if err := s.Refresh(ctx, id); err != nil {
 		return err

@@ -1,0 +1,69 @@
+package acm_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/rackboot/rackboot/engine"
+)
+
+// As upstream's Agent controller and host state machine: clearing the
+// clusterDeploymentName of an Agent whose host is installed unbinds the
+// host, which is unbinding-pending-user-action (Bound False,
+// UnbindingPendingUserAction) until it boots the discovery image again.
+func TestInstalledAgentUnbind(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
+		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
+	waitFor(t, s, "the cluster", func(m *engine.Model) bool { _, ok := m.Cluster(aciUID); return ok })
+	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
+	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
+	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
+	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
+	var agent engine.Object
+	s.Read(func(m *engine.Model) { agent, _, _ = agentOf(m) })
+	setCD := func(v any) {
+		t.Helper()
+		patch(t, s, agent.ObjectRef, func(b map[string]any) {
+			sp := b["spec"].(map[string]any)
+			if v == nil {
+				delete(sp, "clusterDeploymentName")
+			} else {
+				sp["clusterDeploymentName"] = v
+			}
+		}, true)
+	}
+	setCD(map[string]any{"name": "c1", "namespace": "ns"})
+	waitFor(t, s, "the host bound", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.ClusterID == aciUID })
+	for { // the controllers evaluate the host meanwhile
+		var status string
+		s.Read(func(m *engine.Model) { h, _ := m.Host(hostID); status = h.Status })
+		_, err := s.Apply(context.Background(), &engine.SetHostStatus{ID: hostID, Status: "installed", StatusInfo: "Done", From: []string{status}})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, engine.ErrConflict) {
+			t.Fatal(err)
+		}
+	}
+
+	setCD(nil)
+	waitFor(t, s, "the host unbound, pending user action, and its Agent saying so", func(m *engine.Model) bool {
+		h, _ := m.Host(hostID)
+		_, b, _ := agentOf(m)
+		st, _ := b["status"].(map[string]any)
+		conds, _ := st["conditions"].([]any)
+		pending := false
+		for _, c := range conds {
+			c := c.(map[string]any)
+			pending = pending || c["type"] == "Bound" && c["status"] == "False" && c["reason"] == "UnbindingPendingUserAction"
+		}
+		return h.ClusterID == "" && h.Status == "unbinding-pending-user-action" &&
+			h.StatusInfo == "Host is waiting to be unbound from the cluster" && pending
+	})
+}
