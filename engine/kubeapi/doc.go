@@ -21,7 +21,8 @@
 // selectors, the Table form with the printer columns, limit/continue
 // paging consistent at the first page's resourceVersion: paging.go),
 // create, update, delete, patch (JSON merge patch, JSON patch, strategic
-// merge patch for the v1 kinds as a merge patch, and server-side apply),
+// merge patch for the v1 kinds by apimachinery's strategicpatch:
+// strategic.go, and server-side apply),
 // metadata.managedFields kept by apimachinery's field manager (managed.go),
 // the status subresource, and watch (from the store's change feed through
 // a cache of recent changes: a resourceVersion it still holds resumes, an

@@ -32,7 +32,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, req *request) er
 	switch ct {
 	case mergePatch, jsonPatch, applyPatch:
 	case strategicPatch:
-		if req.res.Group != "" {
+		if strategicStruct(req.res) == nil {
 			return newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 				"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml", nil)
 		}
@@ -47,11 +47,6 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, req *request) er
 	if ct == applyPatch {
 		if p, err = yaml.YAMLToJSON(p); err != nil {
 			return errBadRequest("error decoding YAML: %v", err)
-		}
-	}
-	if ct == strategicPatch {
-		if p, err = dropDirectives(p); err != nil {
-			return errBadRequest("the patch is not valid JSON: %v", err)
 		}
 	}
 	for try := 0; ; try++ {
@@ -107,6 +102,10 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		if out, err = ops.Apply(doc); err != nil {
 			return newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the JSON patch could not be applied: "+err.Error(), details(req.res, req.name))
 		}
+	case strategicPatch:
+		if out, err = strategicMerge(req.res, doc, p); err != nil {
+			return err
+		}
 	default:
 		if out, err = jsonpatch.MergePatch(doc, p); err != nil {
 			return errBadRequest("the merge patch is not valid: %v", err)
@@ -117,7 +116,7 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		return errBadRequest("the patched object is not a JSON object: %v", err)
 	}
 	var dups []string
-	if ct == mergePatch {
+	if ct == mergePatch || ct == strategicPatch {
 		dups = duplicateFields(p)
 	}
 	if err := checkFields(w, r, req.res, obj, dups); err != nil {
@@ -147,33 +146,4 @@ func namesRevision(p []byte) bool {
 		} `json:"metadata"`
 	}
 	return json.Unmarshal(p, &v) == nil && v.Metadata.ResourceVersion != ""
-}
-
-// dropDirectives removes strategic merge patch directives ($patch,
-// $setElementOrder/..., $retainKeys, $deleteFromPrimitiveList/...): on the
-// v1 kinds served here (maps of strings) the rest is a merge patch.
-func dropDirectives(p []byte) ([]byte, error) {
-	v, err := decodeJSON(p)
-	if err != nil {
-		return nil, err
-	}
-	var walk func(any)
-	walk = func(x any) {
-		switch t := x.(type) {
-		case map[string]any:
-			for k, c := range t {
-				if len(k) > 0 && k[0] == '$' {
-					delete(t, k)
-					continue
-				}
-				walk(c)
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
-			}
-		}
-	}
-	walk(v)
-	return json.Marshal(v)
 }
