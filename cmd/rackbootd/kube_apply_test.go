@@ -103,3 +103,32 @@ func TestKubectlServerSideApplyTyped(t *testing.T) {
 		t.Errorf("the selector after the conflict: %s", got)
 	}
 }
+
+// TestKubectlServerSideApplyUndeclared: server-side apply of a field the
+// kind's schema does not declare, or of two items with the same key in a
+// list-type map, is refused by the field manager as kube-apiserver's
+// refuses it (where other writes prune the field or warn), and nothing
+// changes.
+func TestKubectlServerSideApplyUndeclared(t *testing.T) {
+	k := newKubeTest(t)
+	k.must("create", "namespace", "undecl")
+	const ieHead = "apiVersion: agent-install.openshift.io/v1beta1\nkind: InfraEnv\nmetadata:\n  name: ie\n  namespace: undecl\nspec:\n  pullSecretRef:\n    name: ps\n"
+	ie := writeFile(t, k.home, "ie.yaml", ieHead+"  sshAuthorizedKey: k1\n")
+	k.must("apply", "--server-side", "-f", ie)
+	writeFile(t, k.home, "ie.yaml", ieHead+"  sshAuthorizedKey: k2\n  foo: bar\n")
+	for _, validate := range []string{"--validate=strict", "--validate=false"} {
+		k.fails(`Error from server: failed to create typed patch object (undecl/ie; agent-install.openshift.io/v1beta1, Kind=InfraEnv): .spec.foo: field not declared in schema`,
+			"apply", "--server-side", validate, "-f", ie)
+	}
+	if got := k.must("get", "infraenv", "ie", "-n", "undecl", "-o", "jsonpath={.spec.sshAuthorizedKey}"); got != "k1" {
+		t.Errorf("sshAuthorizedKey after the refused apply: %q", got)
+	}
+
+	ns := writeFile(t, k.home, "ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: undecl\nstatus:\n  conditions:\n"+
+		"  - type: ExampleA\n    status: \"True\"\n  - type: ExampleA\n    status: \"False\"\n")
+	k.fails(`Error from server: failed to create typed patch object (/undecl; /v1, Kind=Namespace): .status.conditions: duplicate entries for key [type="ExampleA"]`,
+		"apply", "--server-side", "--subresource=status", "-f", ns)
+	if got := k.must("get", "ns", "undecl", "-o", "jsonpath={.status.conditions}"); strings.Contains(got, "ExampleA") {
+		t.Errorf("conditions after the refused apply: %s", got)
+	}
+}

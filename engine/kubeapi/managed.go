@@ -207,6 +207,9 @@ func manageApply(r *http.Request, req *request, cur map[string]any, patch []byte
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDeclared(req.res, a); err != nil {
+		return nil, err
+	}
 	out, err := fm.Apply(live, a, manager, force)
 	if err != nil {
 		return nil, applyError(req, err)
@@ -214,8 +217,37 @@ func manageApply(r *http.Request, req *request, cur map[string]any, patch []byte
 	return fromUnstructured(out)
 }
 
+// checkDeclared refuses an applied configuration that sets a field its
+// kind's schema does not declare, with the field manager's words, before
+// anything is merged (kube-apiserver's typed patch object; the types the
+// field managers here use take such fields, which writes other than an
+// apply prune: typed.go).
+func checkDeclared(res *Resource, applied *unstructured.Unstructured) error {
+	c, ok := res.types.(schemaTypeConverter)
+	if !ok {
+		return nil
+	}
+	if _, err := c.strict.FromUnstructured(applied.UnstructuredContent()); err != nil {
+		return typedPatchError(applied, err)
+	}
+	return nil
+}
+
+// typedPatchError is the field manager's error for an applied
+// configuration its types refuse (a field not declared, duplicate entries
+// in a list-type map), which kube-apiserver answers 500 with no reason
+// (kubectl: "Error from server: failed to create typed patch object
+// (ns/name; group/version, Kind=Kind): .spec.foo: field not declared in
+// schema").
+func typedPatchError(applied *unstructured.Unstructured, err error) error {
+	gvk := applied.GroupVersionKind()
+	return newStatus(http.StatusInternalServerError, metav1.StatusReasonUnknown,
+		fmt.Sprintf("failed to create typed patch object (%s/%s; %v): %v", applied.GetNamespace(), applied.GetName(), gvk, err), nil)
+}
+
 // applyError turns the field manager's error into the API's answer: a
-// conflict is kube-apiserver's 409 with the managers and fields.
+// conflict is kube-apiserver's 409 with the managers and fields; an error
+// that is not a Status 500 with no reason, as kube-apiserver answers it.
 func applyError(req *request, err error) error {
 	var se *apierrors.StatusError
 	if errors.As(err, &se) {
@@ -226,5 +258,5 @@ func applyError(req *request, err error) error {
 		}
 		return &apiError{status: st}
 	}
-	return newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, err.Error(), details(req.res, req.name))
+	return newStatus(http.StatusInternalServerError, metav1.StatusReasonUnknown, err.Error(), nil)
 }

@@ -105,3 +105,40 @@ func TestServerSideApplyCreates(t *testing.T) {
 		t.Errorf("created by apply: managers %v, spec %v", m, spec(obj))
 	}
 }
+
+// A key set twice in an applied configuration is refused under
+// fieldValidation=Strict in kube-apiserver's words (once the field
+// manager merged it) and writes nothing; under Warn, the default, the
+// apply goes through with a Warning per line, the last value kept.
+func TestServerSideApplyKeySetTwice(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	const doc = "apiVersion: agent-install.openshift.io/v1beta1\nkind: Agent\nmetadata:\n  name: twice\nspec:\n  approved: true\n  role: master\n  role: worker\n"
+	p := agentsPath + "/twice?fieldManager=kubectl"
+	code, body := f.do("PATCH", p+"&fieldValidation=Strict", "application/apply-patch+yaml", doc)
+	want := `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 8: key \"role\" already set in map`
+	if code != http.StatusBadRequest || !strings.Contains(body, want) {
+		t.Errorf("Strict: %d %s, want 400 with %s", code, body, want)
+	}
+	if code, _ := f.do("GET", agentsPath+"/twice", "", ""); code != http.StatusNotFound {
+		t.Errorf("the Agent after the refused apply: %d, want 404", code)
+	}
+
+	req, err := http.NewRequest("PATCH", f.srv.URL+p, strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+admin)
+	req.Header.Set("Content-Type", "application/apply-patch+yaml")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if w := resp.Header.Values("Warning"); resp.StatusCode != http.StatusCreated || len(w) != 1 || w[0] != `299 - "line 8: key \"role\" already set in map"` {
+		t.Errorf("Warn: %s, warnings %q", resp.Status, w)
+	}
+	if _, obj := f.managed(agentsPath + "/twice"); spec(obj)["role"] != "worker" {
+		t.Errorf("role after the warned apply: %v, want the last value", spec(obj)["role"])
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
+	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,13 +46,15 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, req *request) er
 	if err != nil {
 		return errBadRequest("reading the request: %v", err)
 	}
+	var yamlErr error
 	if ct == applyPatch {
+		yamlErr = yaml.UnmarshalStrict(p, &map[string]any{})
 		if p, err = yaml.YAMLToJSON(p); err != nil {
 			return errBadRequest("error decoding YAML: %v", err)
 		}
 	}
 	for try := 0; ; try++ {
-		err := h.patchOnce(w, r, req, ct, p)
+		err := h.patchOnce(w, r, req, ct, p, yamlErr)
 		var ae *apiError
 		if try < patchRetries && errors.As(err, &ae) && ae.status.Reason == metav1.StatusReasonConflict && !namesRevision(p) {
 			continue
@@ -59,7 +63,9 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, req *request) er
 	}
 }
 
-func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request, ct string, p []byte) error {
+// patchOnce applies p to the current object and stores it; yamlErr is the
+// strict decoding's error of an applied configuration (strictYAML).
+func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request, ct string, p []byte, yamlErr error) error {
 	cur, curView, err := h.current(req)
 	if err != nil {
 		if ct != applyPatch {
@@ -67,6 +73,9 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 		}
 		obj, derr := manageApply(r, req, nil, p)
 		if derr != nil {
+			return derr
+		}
+		if derr = strictYAML(w, r, yamlErr); derr != nil {
 			return derr
 		}
 		if cerr := checkFields(w, r, req.res, obj, nil); cerr != nil {
@@ -81,6 +90,9 @@ func (h *Handler) patchOnce(w http.ResponseWriter, r *http.Request, req *request
 	if ct == applyPatch {
 		obj, err := manageApply(r, req, curView, p)
 		if err != nil {
+			return err
+		}
+		if err := strictYAML(w, r, yamlErr); err != nil {
 			return err
 		}
 		if err := checkFields(w, r, req.res, obj, nil); err != nil {
@@ -146,4 +158,39 @@ func namesRevision(p []byte) bool {
 		} `json:"metadata"`
 	}
 	return json.Unmarshal(p, &v) == nil && v.Metadata.ResourceVersion != ""
+}
+
+// strictYAML answers the strict decoding's error of an applied
+// configuration (a key set twice) as kube-apiserver's apply does once the
+// field manager merged it: Bad Request under fieldValidation=Strict, a
+// Warning per line under Warn (the default), nothing under Ignore.
+func strictYAML(w http.ResponseWriter, r *http.Request, yamlErr error) error {
+	if yamlErr == nil {
+		return nil
+	}
+	switch r.URL.Query().Get("fieldValidation") {
+	case validateStrict:
+		return errBadRequest("error strict decoding YAML: %v", yamlErr)
+	case validateWarn, "":
+		for _, line := range yamlWarnings(yamlErr.Error()) {
+			w.Header().Add("Warning", "299 - "+strconv.Quote(line))
+		}
+	}
+	return nil
+}
+
+// yamlWarnings splits a YAML strict decoding error into its lines, as
+// kube-apiserver's parseYAMLWarnings does.
+func yamlWarnings(msg string) []string {
+	rest, ok := strings.CutPrefix(msg, "yaml: unmarshal errors:\n")
+	if !ok {
+		if rest, ok = strings.CutPrefix(msg, "error converting YAML to JSON: yaml: unmarshal errors:\n"); !ok {
+			return []string{msg}
+		}
+	}
+	lines := strings.Split(rest, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return lines
 }

@@ -20,7 +20,9 @@ import (
 // x-kubernetes-list-map-keys, e.g. a Namespace's status.conditions by
 // type) or set. Unlike kube-apiserver's, the types take a value of any
 // JSON type where the schema expects another (and fields it does not
-// declare): checkFields answers for those, in kube-apiserver's words.
+// declare): checkFields answers for those, in kube-apiserver's words,
+// but for an applied configuration's undeclared fields, which the strict
+// form of the types refuses first as kube-apiserver's does (checkDeclared).
 
 const (
 	// deducedType is structured-merge-diff's type for values without a
@@ -30,9 +32,13 @@ const (
 )
 
 // schemaTypeConverter converts between a kind's objects and values typed
-// by its schema.
+// by its schema. strict is the same type but for the fields an object
+// declares: one it does not (no additionalProperties, no
+// x-kubernetes-preserve-unknown-fields) is "field not declared in
+// schema", as kube-apiserver's type converter of a CRD answers a
+// server-side apply that sets it (checkDeclared).
 type schemaTypeConverter struct {
-	t typed.ParseableType
+	t, strict typed.ParseableType
 }
 
 // newTypeConverter builds the type converter of a kind's schema (the
@@ -41,6 +47,10 @@ func newTypeConverter(kind string, s map[string]any) managedfields.TypeConverter
 	if s == nil {
 		return managedfields.NewDeducedTypeConverter()
 	}
+	return schemaTypeConverter{t: parseableType(kind, s, false), strict: parseableType(kind, s, true)}
+}
+
+func parseableType(kind string, s map[string]any, strict bool) typed.ParseableType {
 	untyped := smd.Untyped
 	types := []smd.TypeDef{
 		{Name: atomicType, Atom: smd.Atom{Scalar: &untyped,
@@ -49,10 +59,10 @@ func newTypeConverter(kind string, s map[string]any) managedfields.TypeConverter
 		{Name: deducedType, Atom: smd.Atom{Scalar: &untyped,
 			List: &smd.List{ElementType: named(atomicType), ElementRelationship: smd.Atomic},
 			Map:  &smd.Map{ElementType: named(deducedType), ElementRelationship: smd.Separable}}},
-		{Name: kind, Atom: schemaAtom(s)},
+		{Name: kind, Atom: schemaAtom(s, strict)},
 	}
 	p := &typed.Parser{Schema: smd.Schema{Types: types}}
-	return schemaTypeConverter{t: p.Type(kind)}
+	return p.Type(kind)
 }
 
 func named(name string) smd.TypeRef {
@@ -61,22 +71,25 @@ func named(name string) smd.TypeRef {
 
 // schemaRef is the type of a value of schema s: its own atom for an
 // object or a list, the deduced type for a scalar or an untyped value.
-func schemaRef(s map[string]any) smd.TypeRef {
+func schemaRef(s map[string]any, strict bool) smd.TypeRef {
 	switch s["type"] {
 	case "object", "array":
-		return smd.TypeRef{Inlined: schemaAtom(s)}
+		return smd.TypeRef{Inlined: schemaAtom(s, strict)}
 	}
 	return named(deducedType)
 }
 
 // schemaAtom is the atom of an object or a list; either also takes a
-// scalar or the other (see the package comment above).
-func schemaAtom(s map[string]any) smd.Atom {
+// scalar or the other (see the package comment above). strict: an object
+// that declares properties takes no other field, unless its schema has
+// additionalProperties or x-kubernetes-preserve-unknown-fields (an object
+// declaring none, such as metadata here, takes any).
+func schemaAtom(s map[string]any, strict bool) smd.Atom {
 	untyped := smd.Untyped
 	lenient := &smd.List{ElementType: named(atomicType), ElementRelationship: smd.Atomic}
 	if s["type"] == "array" {
 		items, _ := s["items"].(map[string]any)
-		l := &smd.List{ElementType: schemaRef(items), ElementRelationship: smd.Atomic}
+		l := &smd.List{ElementType: schemaRef(items, strict), ElementRelationship: smd.Atomic}
 		switch s["x-kubernetes-list-type"] {
 		case "map":
 			l.ElementRelationship = smd.Associative
@@ -92,11 +105,14 @@ func schemaAtom(s map[string]any) smd.Atom {
 	}
 	m := &smd.Map{ElementType: named(deducedType), ElementRelationship: smd.Separable}
 	if extra, ok := s["additionalProperties"].(map[string]any); ok {
-		m.ElementType = schemaRef(extra)
+		m.ElementType = schemaRef(extra, strict)
 	}
 	props, _ := s["properties"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		m.Fields = append(m.Fields, smd.StructField{Name: name, Type: schemaRef(props[name].(map[string]any))})
+		m.Fields = append(m.Fields, smd.StructField{Name: name, Type: schemaRef(props[name].(map[string]any), strict)})
+	}
+	if open, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); strict && !open && len(props) > 0 && s["additionalProperties"] == nil {
+		m.ElementType = smd.TypeRef{}
 	}
 	if s["x-kubernetes-map-type"] == "atomic" {
 		m.ElementRelationship = smd.Atomic
