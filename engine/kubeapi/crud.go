@@ -62,6 +62,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 	if err != nil {
 		return err
 	}
+	lv, err := parseListVersion(r)
+	if err != nil {
+		return err
+	}
 	pg, err := parsePage(r)
 	if err != nil {
 		return err
@@ -70,6 +74,16 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, req *request) err
 		if err := h.opts.Store.Barrier(r.Context()); err != nil {
 			return storeError(req.res, "", err)
 		}
+	}
+	current := modelIndex
+	if isEvent(req.res) {
+		current = eventsIndex
+	}
+	if err := h.reached(r.Context(), req.res, lv, current); err != nil {
+		return err
+	}
+	if lv.exact {
+		pg.exact = lv.rv
 	}
 	var page listed
 	if isEvent(req.res) {

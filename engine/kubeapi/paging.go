@@ -60,6 +60,7 @@ const inconsistentContinue = "The provided continue parameter is too old to disp
 type page struct {
 	limit int64
 	token *continueToken
+	exact uint64 // resourceVersionMatch=Exact: the list at this index
 }
 
 func parsePage(r *http.Request) (page, error) {
@@ -105,14 +106,20 @@ func (h *Handler) listPage(ctx context.Context, req *request, p page, sel select
 	}
 	for {
 		var rv uint64
-		if p.token != nil && p.token.ResourceVersion > 0 {
+		switch {
+		case p.exact > 0:
+			rv = p.exact
+		case p.token != nil && p.token.ResourceVersion > 0:
 			rv = uint64(p.token.ResourceVersion)
-		} else {
+		default:
 			h.opts.Store.Read(func(m *engine.Model) { rv = m.Index() })
 		}
 		res, gone, err := h.cache.page(ctx, rv, q)
 		if err != nil {
 			return listed{}, err
+		}
+		if gone && p.exact > 0 {
+			return listed{}, newStatus(http.StatusGone, metav1.StatusReasonExpired, expiredList, nil)
 		}
 		if gone && (p.token == nil || p.token.ResourceVersion < 0) {
 			continue // the cache reloaded after rv was read: read the current index again
