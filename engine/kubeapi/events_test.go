@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rackboot/rackboot/engine"
@@ -89,5 +91,49 @@ func TestWatchEventOfALaterObject(t *testing.T) {
 	io, _ := obj["involvedObject"].(map[string]any)
 	if typ != "ADDED" || obj["message"] != "before its object" || io["name"] != "late" {
 		t.Errorf("watch: %s %v", typ, obj)
+	}
+}
+
+// An Event watch takes bookmarks and sendInitialEvents as the other
+// kinds' do, at Event sequence numbers: sendInitialEvents=true sends the
+// kept Events then the initial-events-end BOOKMARK, then the new ones;
+// =false from "" only the new ones; a watch that allows bookmarks gets
+// one as it ends at its timeoutSeconds, at the newest Event it looked at.
+func TestWatchEventsBookmarks(t *testing.T) {
+	f := newFixture(t, 0)
+	f.setup()
+	ie := f.createInfraEnv("ie")
+	f.domainEvent(ie, "first")
+	initial := f.watchAt(eventsPath, "allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan")
+	typ, _, first := initial.next()
+	if typ != "ADDED" || first["message"] != "first" {
+		t.Fatalf("initial event: %s %v", typ, first)
+	}
+	typ, _, b := initial.next()
+	md, _ := b["metadata"].(map[string]any)
+	ann, _ := md["annotations"].(map[string]any)
+	if typ != "BOOKMARK" || b["kind"] != "Event" || b["apiVersion"] != "v1" || ann["k8s.io/initial-events-end"] != "true" || rv(t, b) != rv(t, first) {
+		t.Fatalf("after the initial events: %s %v, want the initial-events-end BOOKMARK at %d", typ, b, rv(t, first))
+	}
+	none := f.watchAt(eventsPath, "allowWatchBookmarks=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan")
+	f.domainEvent(ie, "second")
+	// Watched after it, from the first: the watch sends what it finds
+	// before its timer can end it.
+	ends := f.watchAt(eventsPath, "allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion="+strconv.FormatUint(rv(t, first), 10))
+	var second map[string]any
+	for _, w := range []*watchStream{initial, none, ends} {
+		if typ, _, second = w.next(); typ != "ADDED" || second["message"] != "second" {
+			t.Errorf("the new Event: %s %v, want second ADDED", typ, second)
+		}
+	}
+	if typ, _, b := ends.next(); typ != "BOOKMARK" || rv(t, b) != rv(t, second) {
+		t.Errorf("as the watch ends: %s %v, want a BOOKMARK at %d", typ, b, rv(t, second))
+	}
+	if _, ok := <-ends.events; ok {
+		t.Error("the watch went on after its timeout")
+	}
+	code, body := f.do("GET", eventsPath+"?watch=true&sendInitialEvents=true&allowWatchBookmarks=true", "", "")
+	if code != 422 || !strings.Contains(body, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan") {
+		t.Errorf("sendInitialEvents without resourceVersionMatch: %d %s", code, body)
 	}
 }

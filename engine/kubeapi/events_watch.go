@@ -21,7 +21,11 @@ import (
 // after its resourceVersion are no longer kept. A domain event whose
 // object does not exist yet (a host registers before the controller
 // makes its Agent) is sent when the object appears, if that is within
-// the latest pendingEvents events.
+// the latest pendingEvents events. Bookmarks and sendInitialEvents are
+// those of the other kinds' watches (watchlist.go), at Event sequence
+// numbers: a BOOKMARK every bookmarkEvery and one as the watch ends at its
+// timeoutSeconds; sendInitialEvents=true sends every kept Event as ADDED
+// then the initial-events-end BOOKMARK, sendInitialEvents=false none.
 
 // pendingEvents bounds how far back a watch looks for events whose object
 // appeared since.
@@ -38,6 +42,10 @@ func (h *Handler) watchEvents(w http.ResponseWriter, r *http.Request, req *reque
 	if !ok {
 		return errBadRequest("invalid resourceVersion %q", q.Get("resourceVersion"))
 	}
+	opts, err := parseWatchOptions(r)
+	if err != nil {
+		return err
+	}
 	limit := maxWatch
 	if n, err := strconv.Atoi(q.Get("timeoutSeconds")); err == nil && n > 0 && time.Duration(n)*time.Second < limit {
 		limit = time.Duration(n) * time.Second
@@ -48,6 +56,12 @@ func (h *Handler) watchEvents(w http.ResponseWriter, r *http.Request, req *reque
 	changes := h.opts.Store.Subscribe(ctx) // before the read: no event is missed
 	var first, last uint64
 	h.opts.Store.Read(func(m *engine.Model) {
+		switch {
+		case opts.initial == "true":
+			after = 0 // every kept Event: a state no older than resourceVersion
+		case opts.initial == "false" && after == 0:
+			after = lastEventSeq(m, 0) // no initial events
+		}
 		if first = firstEventSeq(m); after > 0 && after+1 < first {
 			last = lastEventSeq(m, 0)
 		}
@@ -58,6 +72,13 @@ func (h *Handler) watchEvents(w http.ResponseWriter, r *http.Request, req *reque
 		s := newStatus(http.StatusGone, metav1.StatusReasonExpired, fmt.Sprintf("too old resource version: %d (%d)", after, last), nil)
 		return writeEvent(w, "ERROR", s.status)
 	}
+	var tick <-chan time.Time
+	if opts.bookmarks {
+		t := time.NewTicker(bookmarkEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	initialEnd := opts.initial == "true"
 	var pending []uint64
 	for {
 		var evs []engine.Object
@@ -67,12 +88,36 @@ func (h *Handler) watchEvents(w http.ResponseWriter, r *http.Request, req *reque
 				return err
 			}
 		}
+		if initialEnd {
+			if err := st.bookmark(after, true); err != nil {
+				return err
+			}
+			initialEnd = false
+		}
 		flush(w)
-		if !waitEventChange(ctx, changes, timer.C, len(pending) > 0) {
+		switch waitEventChange(ctx, changes, timer.C, tick, len(pending) > 0) {
+		case wokeTick:
+			if err := st.bookmark(after, false); err != nil {
+				return err
+			}
+		case wokeTimeout:
+			if opts.bookmarks {
+				_ = st.bookmark(after, false)
+			}
+			return nil
+		case wokeEnd:
 			return nil
 		}
 	}
 }
+
+// What an Event watch woke for.
+const (
+	wokeChange  = iota // domain events appended (or objects changed)
+	wokeTick           // time for a bookmark
+	wokeTimeout        // the watch's time is up
+	wokeEnd            // the client left or the feed dropped the watch
+)
 
 // newEvents maps the domain events after sequence number after, and those
 // still pending (their object missing), in sequence order; it returns the
@@ -118,23 +163,25 @@ func cmpRevision(a, b uint64) int {
 }
 
 // waitEventChange waits for a change that appended domain events (or
-// replaced the model; with objects pending, any object change); false
-// when the watch ends: its time is up, the client left or the feed
-// dropped it (the client watches again).
-func waitEventChange(ctx context.Context, changes <-chan engine.Change, timeout <-chan time.Time, objects bool) bool {
+// replaced the model; with objects pending, any object change), a
+// bookmark's tick, or the watch's end: its time is up, the client left or
+// the feed dropped it (the client watches again).
+func waitEventChange(ctx context.Context, changes <-chan engine.Change, timeout, tick <-chan time.Time, objects bool) int {
 	for {
 		select {
 		case ch, ok := <-changes:
 			if !ok {
-				return false
+				return wokeEnd
 			}
 			if ch.Kind == engine.KindEvent || ch.Kind == engine.KindAll || objects && ch.Kind == engine.KindObject {
-				return true
+				return wokeChange
 			}
+		case <-tick:
+			return wokeTick
 		case <-timeout:
-			return false
+			return wokeTimeout
 		case <-ctx.Done():
-			return false
+			return wokeEnd
 		}
 	}
 }

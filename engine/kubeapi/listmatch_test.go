@@ -70,8 +70,8 @@ func TestListResourceVersionMatch(t *testing.T) {
 	}
 
 	for query, want := range map[string]string{
-		"resourceVersionMatch=Exact": `ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`,
-		"resourceVersion=0&resourceVersionMatch=Exact": `ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"`,
+		"resourceVersionMatch=Exact":                    `ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`,
+		"resourceVersion=0&resourceVersionMatch=Exact":  `ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"`,
 		"resourceVersion=1&resourceVersionMatch=Latest": `ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Unsupported value: \"Latest\": supported values: \"Exact\", \"NotOlderThan\", \"\"`,
 		"resourceVersionMatch=Exact&continue=x":         `[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]`,
 		"sendInitialEvents=true":                        `sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`,
