@@ -1,14 +1,18 @@
 package kubeapi
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"regexp"
 	"strconv"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
 )
 
 // checkString checks a string against its schema's format, pattern and
@@ -16,8 +20,11 @@ import (
 // formats checked are the ones rackboot's schemas use to refuse addresses
 // the controllers could not use: cidr (an IPv4 or IPv6 network, as
 // net.ParseCIDR takes it), mac (as net.ParseMAC takes it), ip (an address)
-// and ip-or-cidr (either, as nmstate takes a route's destination); others
-// (date-time, int64, byte) are described only.
+// and ip-or-cidr (either, as nmstate takes a route's destination), and
+// date-time and byte as kube-apiserver checks them in a custom resource
+// (k8s.io/kube-openapi's strfmt.Default: RFC 3339, standard base64; the
+// v1 kinds' byte fields are Go []byte there, refused when decoded:
+// decodeBytes); int64 and int32 are described only.
 func checkString(s map[string]any, v, path string) []cause {
 	var out []cause
 	invalid := func(msg string) {
@@ -62,6 +69,8 @@ func formatOK(f, v string) bool {
 		_, perr := netip.ParsePrefix(v)
 		_, aerr := netip.ParseAddr(v)
 		return perr == nil || aerr == nil
+	case "date-time", "byte":
+		return strfmt.Default.Validates(f, v)
 	}
 	return true
 }
@@ -103,4 +112,31 @@ func checkItems(s map[string]any, n int, path string) []cause {
 			msg: fmt.Sprintf("Too many: %d: must have at most %d items", n, max)})
 	}
 	return out
+}
+
+// decodeV1 refuses a v1 kind's value that kube-apiserver's decoding into
+// k8s.io/api's Go type refuses before any other check, 400 in its words:
+// a byte field (Secret data, ConfigMap binaryData) that is not standard
+// base64 (`Secret in version "v1" cannot be handled as a Secret: illegal
+// base64 data at input byte 4`), a time (metav1.Time, MicroTime: an
+// Event's timestamps, a Namespace condition's lastTransitionTime) that
+// is not RFC 3339. A value of the wrong type is left to the schema check.
+// (kube-apiserver answers a patch that makes such a value 422 on "patch",
+// quoting the whole patched object, a Secret's data too: not here.)
+func decodeV1(res *Resource, obj map[string]any) error {
+	typed := strategicStruct(res)
+	if typed == nil {
+		return nil
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	err = json.Unmarshal(b, typed)
+	var te *time.ParseError
+	var be base64.CorruptInputError
+	if errors.As(err, &te) || errors.As(err, &be) {
+		return errBadRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
+	}
+	return nil
 }

@@ -38,6 +38,9 @@ func checkFields(w http.ResponseWriter, r *http.Request, res *Resource, obj map[
 	default:
 		return errBadRequest("fieldValidation must be one of %q, %q or %q, not %q", validateIgnore, validateWarn, validateStrict, directive)
 	}
+	if err := decodeV1(res, obj); err != nil {
+		return err
+	}
 	var c fieldChecker
 	if res.Schema != nil {
 		keptStatus(r, res, obj, func() { c.object(res.Schema, obj, "") })
