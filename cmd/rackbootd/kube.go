@@ -42,17 +42,24 @@ func (d *daemon) mountKube(mux *http.ServeMux) {
 }
 
 // runKube feeds the kube API's watch cache on every node (followers serve
-// watches too) and runs the ACM kinds' controller (engine/acm) and the
-// ownerReferences garbage collector (engine/kubegc) while this node
+// watches too) and runs the ACM kinds' controller (engine/acm), the
+// ownerReferences garbage collector (engine/kubegc) and the writer of
+// Terminating namespaces' conditions (engine/kubeapi) while this node
 // leads, their writes fenced to the term it leads in.
 func (d *daemon) runKube(ctx context.Context) {
 	if d.kube == nil {
 		return
 	}
-	d.wg.Add(3)
+	d.wg.Add(4)
 	go func() {
 		defer d.wg.Done()
 		d.kube.Run(ctx)
+	}()
+	go func() { // Terminating namespaces' deletion conditions, on the leader
+		defer d.wg.Done()
+		engine.WhileLeader(ctx, d.store, func(ctx context.Context) {
+			_ = d.kube.RunNamespaceConditions(ctx, engine.Fence(d.store), d.log.With("service", "kubens"))
+		})
 	}()
 	go func() { // the garbage collector of ownerReferences, on the leader
 		defer d.wg.Done()

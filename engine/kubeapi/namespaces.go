@@ -17,8 +17,9 @@ import (
 // Namespace deletion is the engine's (engine/cmd_namespace.go): a deleted
 // Namespace is Terminating (status.phase, its deletionTimestamp) while its
 // objects' finalizers run, and goes with its last object. Here: the
-// phase, and kube-apiserver's NamespaceLifecycle refusal of a create in a
-// Terminating namespace.
+// phase, the namespace controller's deletion conditions (written by the
+// leader: nsconditions.go), and kube-apiserver's NamespaceLifecycle
+// refusal of a create in a Terminating namespace.
 
 // namespaceTerminatingCause is the cause type kube-apiserver adds
 // (v1.NamespaceTerminatingCause).
