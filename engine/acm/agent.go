@@ -47,7 +47,9 @@ type agentPair struct {
 // infra-env an Agent (name: the host id, in the InfraEnv's namespace,
 // labelled with its name and spec.agentLabels), takes the Agent's
 // spec.approved, role and hostname to the host, and writes the host's
-// state into the Agent's status; only the hosts in only when not nil.
+// state into the Agent's status; only the hosts in only when not nil,
+// and of those only the ones whose host, Agent or InfraEnv changed since
+// they were last reconciled (agentMemo).
 func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only map[string]bool) {
 	byUID := map[string]engine.Object{}
 	for _, ie := range ies {
@@ -76,7 +78,13 @@ func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only m
 			add(h)
 		}
 	})
+	if only == nil {
+		o.memo.keepOnly(hostsOf(pairs))
+	}
 	for _, p := range pairs {
+		if o.memo.unchanged(p) {
+			continue
+		}
 		if o.agentHook != nil {
 			o.agentHook(p.host.ID)
 		}
@@ -88,10 +96,22 @@ func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only m
 		default:
 			err = reconcileAgent(ctx, o, p)
 		}
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case err == nil:
+			o.memo.done(p)
+		case ctx.Err() == nil:
 			o.Log.Warn("Agent not reconciled", "host", p.host.ID, "infra_env", p.host.InfraEnvID, "err", err)
 		}
 	}
+}
+
+// hostsOf is the set of the pairs' host ids.
+func hostsOf(pairs []agentPair) map[string]bool {
+	hosts := make(map[string]bool, len(pairs))
+	for _, p := range pairs {
+		hosts[p.host.ID] = true
+	}
+	return hosts
 }
 
 // agentSpec is the part of an Agent's spec taken to the host.

@@ -49,13 +49,17 @@ type Options struct {
 	Log *slog.Logger
 
 	agentHook func(host string) // called before each host's Agent is reconciled (tests)
+	memo      *agentMemo        // the revisions each Agent was last reconciled at (Run's)
 }
 
 // Run reconciles the InfraEnvs and Agents now and after every change of
 // an object, a host or an infra-env, until ctx is done. A batch of
 // changes that names only hosts and Agents reconciles only those hosts'
 // Agents (the InfraEnvs, clusters and BareMetalHosts are few and are
-// reconciled on every pass); any other change reconciles everything.
+// reconciled on every pass); any other change, and a new subscription
+// (the change feed drops a subscriber that lags too far behind), makes a
+// full pass, in which the Agents whose host, Agent and InfraEnv are
+// unchanged since they were last reconciled are skipped (agentMemo).
 func Run(ctx context.Context, o Options) error {
 	if o.Domain == nil {
 		return errors.New("acm: no domain")
@@ -66,6 +70,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	o.memo = newAgentMemo()
 	for ctx.Err() == nil {
 		sub := o.Store.Subscribe(ctx)
 		reconcileAll(ctx, o, nil)
