@@ -51,40 +51,8 @@ type agentPair struct {
 // and of those only the ones whose host, Agent or InfraEnv changed since
 // they were last reconciled (agentMemo).
 func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only map[string]bool) {
-	byUID := map[string]engine.Object{}
-	for _, ie := range ies {
-		byUID[ie.UID] = ie
-	}
-	var pairs []agentPair
-	o.Store.Read(func(m *engine.Model) {
-		add := func(h engine.Host) {
-			ie, ok := byUID[h.InfraEnvID]
-			if !ok {
-				return
-			}
-			ref := engine.ObjectRef{Group: groupAgent, Kind: kindAgent, Namespace: ie.Namespace, Name: h.ID}
-			a, found := m.Object(ref.Key())
-			pairs = append(pairs, agentPair{host: h, ie: ie, agent: a, ok: found})
-		}
-		if only != nil {
-			for id := range only {
-				if h, ok := m.Host(id); ok {
-					add(h)
-				}
-			}
-			return
-		}
-		for h := range m.Hosts() {
-			add(h)
-		}
-	})
-	if only == nil {
-		o.memo.keepOnly(hostsOf(pairs))
-	}
+	pairs := agentPairs(o, ies, only)
 	for _, p := range pairs {
-		if o.memo.unchanged(p) {
-			continue
-		}
 		if o.agentHook != nil {
 			o.agentHook(p.host.ID)
 		}
@@ -105,13 +73,50 @@ func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only m
 	}
 }
 
-// hostsOf is the set of the pairs' host ids.
-func hostsOf(pairs []agentPair) map[string]bool {
-	hosts := make(map[string]bool, len(pairs))
-	for _, p := range pairs {
-		hosts[p.host.ID] = true
+// agentPairs are the hosts registered from the InfraEnvs ies' infra-envs
+// with their InfraEnv and Agent: those in only (nil: every host) whose
+// host, Agent or InfraEnv changed since they were last reconciled.
+func agentPairs(o Options, ies []engine.Object, only map[string]bool) []agentPair {
+	byUID := map[string]engine.Object{}
+	for _, ie := range ies {
+		byUID[ie.UID] = ie
 	}
-	return hosts
+	var pairs []agentPair
+	var hosts map[string]bool // a full pass's hosts with an InfraEnv
+	if only == nil {
+		hosts = map[string]bool{}
+	}
+	o.Store.Read(func(m *engine.Model) {
+		add := func(h engine.Host) {
+			ie, ok := byUID[h.InfraEnvID]
+			if !ok {
+				return
+			}
+			if hosts != nil {
+				hosts[h.ID] = true
+			}
+			ref := engine.ObjectRef{Group: groupAgent, Kind: kindAgent, Namespace: ie.Namespace, Name: h.ID}
+			a, found := m.Object(ref.Key())
+			if p := (agentPair{host: h, ie: ie, agent: a, ok: found}); !o.memo.unchanged(p) {
+				pairs = append(pairs, p)
+			}
+		}
+		if only != nil {
+			for id := range only {
+				if h, ok := m.Host(id); ok {
+					add(h)
+				}
+			}
+			return
+		}
+		for h := range m.Hosts() {
+			add(h)
+		}
+	})
+	if hosts != nil {
+		o.memo.keepOnly(hosts)
+	}
+	return pairs
 }
 
 // agentSpec is the part of an Agent's spec taken to the host.

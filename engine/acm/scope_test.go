@@ -83,6 +83,12 @@ func TestHostChangeReconcilesItsAgent(t *testing.T) {
 // the controller (o, as with makes it) has made and settled.
 func twoAgents(t *testing.T, with func(acm.Options) acm.Options) (*enginetest.Store, acm.Options) {
 	t.Helper()
+	return withAgents(t, with, hostID, otherHost)
+}
+
+// withAgents is twoAgents with the hosts ids.
+func withAgents(t testing.TB, with func(acm.Options) acm.Options, ids ...string) (*enginetest.Store, acm.Options) {
+	t.Helper()
 	s := enginetest.NewStore()
 	sealer, _ := engine.NewSealer(make([]byte, 32))
 	keys := auth.NewKeyRing()
@@ -100,7 +106,7 @@ func twoAgents(t *testing.T, with func(acm.Options) acm.Options) (*enginetest.St
 		ObjectRef: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "InfraEnv", Namespace: "ns", Name: "ie"}, UID: uid,
 		Body: json.RawMessage(`{"spec":{"pullSecretRef":{"name":"ps"}}}`)}})
 	acm.Pass(ctx, o, []engine.Change{{Kind: engine.KindAll}})
-	for _, id := range []string{hostID, otherHost} {
+	for _, id := range ids {
 		apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: id, InfraEnvID: uid, Status: "discovering",
 			Inventory: json.RawMessage(`{"hostname":"node-7"}`)}})
 	}
@@ -109,7 +115,7 @@ func twoAgents(t *testing.T, with func(acm.Options) acm.Options) (*enginetest.St
 }
 
 // settle makes full passes until one writes nothing.
-func settle(t *testing.T, ctx context.Context, s *enginetest.Store, o acm.Options) {
+func settle(t testing.TB, ctx context.Context, s *enginetest.Store, o acm.Options) {
 	t.Helper()
 	for range 10 {
 		before := s.Entries()
