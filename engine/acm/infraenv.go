@@ -141,8 +141,8 @@ func reconcileAll(ctx context.Context, o Options, only map[string]bool) {
 		}
 	}
 	reconcileAgents(ctx, o, objs, only)
-	reconcileOrphanAgents(ctx, o)
-	if err := unbindAgents(ctx, o); err != nil && ctx.Err() == nil {
+	reconcileOrphanAgents(ctx, o, objs, only)
+	if err := unbindAgents(ctx, o, objs, only); err != nil && ctx.Err() == nil {
 		o.Log.Warn("Agents not unbound", "err", err)
 	}
 	reconcileClusters(ctx, o)

@@ -186,3 +186,30 @@ func TestFullPassSkipsUnchangedAgents(t *testing.T) {
 	apply(t, s, &engine.PutObject{Object: agent, IfRevision: agent.Revision})
 	full("a full pass after an InfraEnv's change", hostID, otherHost)
 }
+
+// A pass after an Agent's change checks only that Agent for a gone host,
+// wherever it is: an Agent with rackboot's finalizer and no host, in a
+// namespace without an InfraEnv, is deleted and its finalizer dropped by
+// the passes after its own changes.
+func TestAgentChangeWithoutHostDeletesIt(t *testing.T) {
+	s, o := twoAgents(t, acm.WithMemo)
+	ctx := context.Background()
+	ref := engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "Agent", Namespace: "elsewhere", Name: "3f0c9e2a-1d4b-4c8e-9a7f-6b5e4d3c2b1a"}
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("elsewhere"), UID: "e", Body: json.RawMessage(`{}`)}})
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "a", Generation: 1,
+		Body: json.RawMessage(`{"metadata":{"finalizers":["agent.agent-install.openshift.io/ai-deprovision"]},"spec":{}}`)}})
+	for range 2 {
+		var a engine.Object
+		var ok bool
+		s.Read(func(m *engine.Model) { a, ok = m.Object(ref.Key()) })
+		if !ok {
+			break
+		}
+		acm.Pass(ctx, o, []engine.Change{{Kind: engine.KindObject, ID: a.Key(), Object: &a}})
+	}
+	s.Read(func(m *engine.Model) {
+		if a, ok := m.Object(ref.Key()); ok {
+			t.Errorf("the Agent of no host is still there (deleting: %v)", a.Deleting())
+		}
+	})
+}
