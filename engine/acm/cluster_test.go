@@ -19,7 +19,7 @@ import (
 const aciUID = "7d1c0a52-3e4f-4b6a-9c8d-1e2f3a4b5c6d"
 
 // domain is the domain over s that the REST API calls too.
-func domain(t *testing.T, s *enginetest.Store, _ *auth.KeyRing) *clusters.Domain {
+func domain(t testing.TB, s *enginetest.Store, _ *auth.KeyRing) *clusters.Domain {
 	t.Helper()
 	dom, err := clusters.NewDomain(hosts.Options{Store: s})
 	if err != nil {

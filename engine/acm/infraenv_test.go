@@ -35,7 +35,7 @@ func waitFor(t *testing.T, s *enginetest.Store, what string, cond func(m *engine
 	}
 }
 
-func apply(t *testing.T, s *enginetest.Store, c engine.Command) {
+func apply(t testing.TB, s *enginetest.Store, c engine.Command) {
 	t.Helper()
 	if _, err := s.Apply(context.Background(), c); err != nil {
 		t.Fatal(err)
