@@ -66,7 +66,7 @@ func Run(ctx context.Context, o Options) error {
 		sub := o.Store.Subscribe(ctx)
 		reconcileAll(ctx, o, nil)
 		for ch := range sub {
-			if only, ok := scope(append([]engine.Change{ch}, drain(sub)...)); ok {
+			if only, ok := scope(append([]engine.Change{ch}, engine.Queued(sub)...)); ok {
 				reconcileAll(ctx, o, only)
 			}
 		}
@@ -93,22 +93,6 @@ func (o Options) complete() (Options, error) {
 	}
 	o.images = images
 	return o, nil
-}
-
-// drain takes the changes already queued: one pass covers them.
-func drain(sub <-chan engine.Change) []engine.Change {
-	var chs []engine.Change
-	for {
-		select {
-		case ch, ok := <-sub:
-			if !ok {
-				return chs
-			}
-			chs = append(chs, ch)
-		default:
-			return chs
-		}
-	}
 }
 
 // scope is what a pass after changes must reconcile: ok false when
