@@ -66,7 +66,7 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 			}
 		}
 		if len(fs) == 0 && !(isNamespace(o.ObjectRef) && len(tx.m.objectsIn(o.Name)) > 0) {
-			del(tx, tx.m.objects, KindObject, key)
+			tx.delObject(key)
 			tx.attach(cur)
 			reapNamespace(tx, o.Namespace)
 			return nil, nil
@@ -74,7 +74,7 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 	}
 	o.Labels = maps.Clone(o.Labels)
 	o.Body = bytes.Clone(o.Body)
-	put(tx, tx.m.objects, KindObject, key, &o)
+	tx.putObject(key, &o)
 	tx.attach(&o)
 	return o.Revision, nil
 }
@@ -115,11 +115,11 @@ func (c *DeleteObject) apply(tx *Tx) (any, error) {
 		}
 		o := *cur
 		o.DeletionTimestamp = deletionTime(tx)
-		put(tx, tx.m.objects, KindObject, key, &o)
+		tx.putObject(key, &o)
 		tx.attach(&o)
 		return nil, nil
 	}
-	del(tx, tx.m.objects, KindObject, key)
+	tx.delObject(key)
 	tx.attach(cur)
 	reapNamespace(tx, cur.Namespace)
 	return nil, nil

@@ -20,19 +20,19 @@ func deleteNamespace(tx *Tx, ns *Object) {
 		o := tx.m.objects[k]
 		switch {
 		case len(o.Finalizers()) == 0:
-			del(tx, tx.m.objects, KindObject, k)
+			tx.delObject(k)
 			tx.attach(o)
 		case !o.Deleting():
 			marked := *o
 			marked.DeletionTimestamp = deletionTime(tx)
-			put(tx, tx.m.objects, KindObject, k, &marked)
+			tx.putObject(k, &marked)
 			tx.attach(&marked)
 		}
 	}
 	if !ns.Deleting() {
 		marked := *ns
 		marked.DeletionTimestamp = deletionTime(tx)
-		put(tx, tx.m.objects, KindObject, ns.Key(), &marked)
+		tx.putObject(ns.Key(), &marked)
 		tx.attach(&marked)
 	}
 	reapNamespace(tx, ns.Name)
@@ -49,7 +49,7 @@ func reapNamespace(tx *Tx, name string) {
 	if !ok || !ns.Deleting() || len(ns.Finalizers()) > 0 || len(tx.m.objectsIn(name)) > 0 {
 		return
 	}
-	del(tx, tx.m.objects, KindObject, key)
+	tx.delObject(key)
 	tx.attach(ns)
 }
 

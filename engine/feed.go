@@ -75,3 +75,20 @@ func (s *subscriber) send(changes []Change) bool {
 	}
 	return true
 }
+
+// Queued takes the changes already waiting on sub, without blocking: a
+// subscriber that reacts to a change covers those with the same pass.
+func Queued(sub <-chan Change) []Change {
+	var chs []Change
+	for {
+		select {
+		case ch, ok := <-sub:
+			if !ok {
+				return chs
+			}
+			chs = append(chs, ch)
+		default:
+			return chs
+		}
+	}
+}

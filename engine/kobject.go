@@ -97,29 +97,6 @@ func (o Object) String() string { return fmt.Sprintf("Object(%s@%d)", o.Key(), o
 // Object returns the object with key (ObjectRef.Key).
 func (m *Model) Object(key string) (Object, bool) { return get(m.objects, key) }
 
-// Objects yields the objects of group and kind in key order, those of
-// namespace ns only unless ns is "".
-func (m *Model) Objects(group, kind, ns string) iter.Seq[Object] {
-	prefix := group + "/" + kind + "/"
-	if ns != "" {
-		prefix += ns + "/"
-	}
-	return func(yield func(Object) bool) {
-		keys := make([]string, 0, 64)
-		for k := range m.objects {
-			if strings.HasPrefix(k, prefix) {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if !yield(*m.objects[k]) {
-				return
-			}
-		}
-	}
-}
-
 // AllObjects yields every object, of every kind, in key order.
 func (m *Model) AllObjects() iter.Seq[Object] {
 	return func(yield func(Object) bool) {

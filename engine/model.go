@@ -29,6 +29,7 @@ type Model struct {
 	secrets   map[string]*Secret
 	bmhs      map[string]*BareMetalHost
 	objects   map[string]*Object // by ObjectRef.Key
+	objIdx    objIndex           // object keys by group and kind
 	leases    map[netip.Addr]dhcp.Lease
 	leaseMAC  map[string]netip.Addr // string(mac) → ip, bound leases only
 	// events is append-only apart from dropping its head, so a clone may
@@ -56,6 +57,7 @@ func NewModel() *Model {
 		secrets:   map[string]*Secret{},
 		bmhs:      map[string]*BareMetalHost{},
 		objects:   map[string]*Object{},
+		objIdx:    objIndex{},
 		leases:    map[netip.Addr]dhcp.Lease{},
 		leaseMAC:  map[string]netip.Addr{},
 		nextEvent: 1,
@@ -75,6 +77,7 @@ func (m *Model) Clone() *Model {
 	c.secrets = maps.Clone(m.secrets)
 	c.bmhs = maps.Clone(m.bmhs)
 	c.objects = cloneObjects(m.objects)
+	c.objIdx = m.objIdx.clone()
 	c.leases = maps.Clone(m.leases)
 	c.leaseMAC = maps.Clone(m.leaseMAC)
 	c.events = slices.Clip(m.events)

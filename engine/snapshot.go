@@ -140,6 +140,7 @@ func ReadModel(r io.Reader) (*Model, error) {
 		err := dec.Decode(&rec)
 		if err == io.EOF {
 			m.hostIdx = indexHosts(m.hosts)
+			m.objIdx = indexObjects(m.objects)
 			return m, nil
 		}
 		if err != nil {

@@ -35,8 +35,11 @@ type kubeResult struct {
 	tableTime               time.Duration
 	kubectl                 []kubectlRun
 	verbose                 kubectlRun
-	watch                   watchResult
-	watchErr                error
+	// kubectl get agents -A --chunk-size=0: one request, no throttling.
+	unchunked        []kubectlRun
+	unchunkedVerbose kubectlRun
+	watch            watchResult
+	watchErr         error
 	// Memory: after start (no hosts), once every Agent exists, and the
 	// peak during the list and watch measurements.
 	memStart, memAgents, memPeak memory
@@ -87,6 +90,9 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 	defer mstop()
 	go mem.run(mctx, 100*time.Millisecond)
 
+	// CPU profiles of the list runs (the JSON list, kubectl's and Go's
+	// Table pages: about 20 s) and of the watch phase's writes.
+	lp := startProfile(ctx, o.pprofDir, srv, "kube-list", 20*time.Second)
 	t0 := time.Now()
 	list, n, err := k.listAgents(ctx)
 	if err != nil {
@@ -97,9 +103,13 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 	if res.kubectl, res.verbose, err = k.timeKubectl(ctx, o.kubectlRuns); err != nil {
 		return nil, err
 	}
+	if res.unchunked, res.unchunkedVerbose, err = k.timeKubectl(ctx, o.kubectlRuns, "--chunk-size=0"); err != nil {
+		return nil, err
+	}
 	if res.tableBytes, res.tableReqs, res.tableTime, err = k.listBytes(ctx); err != nil {
 		return nil, err
 	}
+	lp.wait()
 	saveProfiles(ctx, o.pprofDir, srv, "kube-list")
 	names := make([]string, 0, len(list.Items))
 	for _, it := range list.Items {
@@ -109,9 +119,11 @@ func benchKube(ctx context.Context, o options, srv *server, work string) (*kubeR
 	fmt.Fprintf(os.Stderr, "agents: kubectl get agents -A: %s; RSS %s after the Agents\n", joinDur(walls(res.kubectl)), mib(res.memAgents.RSS))
 	wctx, wcancel := context.WithTimeout(ctx, o.watchLimit)
 	defer wcancel()
+	wp := startProfile(ctx, o.pprofDir, srv, "kube-watch", time.Duration(o.writes)*(o.writeGap+10*time.Millisecond)+5*time.Second)
 	if res.watch, err = k.watchDelays(wctx, o.watchers, list.Metadata.ResourceVersion, names, o.writes, o.writeGap); err != nil {
 		res.watchErr = err // the report says so; the other numbers stand
 	}
+	wp.wait()
 	mstop()
 	saveProfiles(ctx, o.pprofDir, srv, "kube-watch")
 	res.memPeak, _ = mem.result()
@@ -191,8 +203,18 @@ func (r *kubeResult) markdown() string {
 	w("| RSS growth < 256 MiB | %s during the list and watch runs (VmRSS %s once the Agents existed, peak %s); %s from the empty server (%s) to the peak | %s |\n\n",
 		mibSigned(growth), mib(r.memAgents.RSS), mib(r.memPeak.RSS), mibSigned(int64(r.memPeak.RSS)-int64(r.memStart.RSS)), mib(r.memStart.RSS), met(growth < targetKubeRSSGrowh))
 	w("- `kubectl get agents -A` (kubectl v1.32, `/usr/bin/kubectl`, discovery cached after the first run): printed %d bytes, %d lines. "+
-		"With `-v=6` it made %d list request(s), %s in total by its own log (that run: %s wall).\n",
-		r.kubectl[0].Stdout, r.kubectl[0].Lines, r.verbose.Requests, ms(r.verbose.Server), ms(r.verbose.Wall))
+		"With `-v=6` it made %d list request(s), %s in total by its own log, and waited %s for its own client-side "+
+		"rate limiter (client-go's default: 5 requests per second after a burst of 10; any API server gets the same 20 requests "+
+		"for 10,000 objects at kubectl's default `--chunk-size=500`) (that run: %s wall).\n",
+		r.kubectl[0].Stdout, r.kubectl[0].Lines, r.verbose.Requests, ms(r.verbose.Server), ms(r.verbose.Throttled), ms(r.verbose.Wall))
+	if len(r.unchunked) > 0 {
+		u := make([]time.Duration, 0, len(r.unchunked))
+		for _, run := range r.unchunked {
+			u = append(u, run.Wall)
+		}
+		w("- `kubectl get agents -A --chunk-size=0` (the whole Table in one request, so no throttling): median %s of %d runs (%s); "+
+			"with `-v=6` its request took %s by its own log.\n", ms(durs(u).P50), len(u), joinDur(u), ms(r.unchunkedVerbose.Server))
+	}
 	w("- The same list as kubectl asks for it (Table, `limit=500` and `continue`), from Go: %d response(s), %d bytes (%.1f MiB), %s. "+
 		"As JSON (`application/json`, every Agent whole): %d bytes (%.1f MiB), %s.\n",
 		r.tableReqs, r.tableBytes, float64(r.tableBytes)/(1<<20), ms(r.tableTime), r.jsonBytes, float64(r.jsonBytes)/(1<<20), ms(r.jsonTime))

@@ -25,32 +25,52 @@ type kubectlRun struct {
 	Lines    int           // rows printed (header included)
 	Requests int           // GETs of the Agent list kubectl made (-v=6 run)
 	Server   time.Duration // their time as kubectl's -v=6 log gives it
+	// Throttled is how long kubectl waited, by its -v=6 log, for its own
+	// client-side rate limiter (client-go's default 5 requests per
+	// second after a burst of 10) between its list requests.
+	Throttled time.Duration
 }
 
-// v6Line is kubectl -v=6's line for one request.
-var v6Line = regexp.MustCompile(`GET https://[^ ]*/agents[^ ]* 200 OK in (\d+) milliseconds`)
+// v6Line is kubectl -v=6's line for one request; v6Wait its line for a
+// wait of its client-side rate limiter.
+var (
+	v6Line = regexp.MustCompile(`GET https://[^ ]*/agents[^ ]* 200 OK in (\d+) milliseconds`)
+	v6Wait = regexp.MustCompile(`Waited for ([0-9.]+m?s) due to client-side throttling`)
+)
 
-// timeKubectl runs `kubectl get agents -A` runs times and once more with
-// -v=6 to see its requests and their time.
-func (k *kube) timeKubectl(ctx context.Context, runs int) ([]kubectlRun, kubectlRun, error) {
+// timeKubectl runs `kubectl get agents -A` (with args) runs times and
+// once more with -v=6 to see its requests and their time.
+func (k *kube) timeKubectl(ctx context.Context, runs int, args ...string) ([]kubectlRun, kubectlRun, error) {
+	get := append([]string{"get", "agents", "-A"}, args...)
 	var out []kubectlRun
 	for i := 0; i < runs; i++ {
 		start := time.Now()
-		stdout, _, err := k.run(ctx, "get", "agents", "-A")
+		stdout, _, err := k.run(ctx, get...)
 		if err != nil {
 			return out, kubectlRun{}, err
 		}
 		out = append(out, kubectlRun{Wall: time.Since(start), Stdout: len(stdout), Lines: bytes.Count(stdout, []byte("\n"))})
 	}
 	start := time.Now()
-	stdout, stderr, err := k.run(ctx, "get", "agents", "-A", "-v=6")
+	stdout, stderr, err := k.run(ctx, append(get, "-v=6")...)
 	v := kubectlRun{Wall: time.Since(start), Stdout: len(stdout), Lines: bytes.Count(stdout, []byte("\n"))}
-	for _, m := range v6Line.FindAllSubmatch(stderr, -1) {
-		ms, _ := strconv.Atoi(string(m[1]))
-		v.Requests++
-		v.Server += time.Duration(ms) * time.Millisecond
-	}
+	v.Requests, v.Server, v.Throttled = parseV6(stderr)
 	return out, v, err
+}
+
+// parseV6 reads kubectl -v=6's log: its Agent list requests, their time
+// and its rate limiter's waits.
+func parseV6(log []byte) (requests int, server, throttled time.Duration) {
+	for _, m := range v6Line.FindAllSubmatch(log, -1) {
+		ms, _ := strconv.Atoi(string(m[1]))
+		requests++
+		server += time.Duration(ms) * time.Millisecond
+	}
+	for _, m := range v6Wait.FindAllSubmatch(log, -1) {
+		d, _ := time.ParseDuration(string(m[1]))
+		throttled += d
+	}
+	return requests, server, throttled
 }
 
 // listBytes fetches the Agent list as kubectl does (Table, chunks of

@@ -80,7 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.rack, "rack", 0, "instead of the two phases: the registration storm on a rack of this many appliances against a rack of one (testbed/ha namespaces, root; 0: off)")
 	fs.IntVar(&o.rounds, "rounds", 2, "with -rack: storms per rack size, alternating")
 	fs.Float64Var(&o.applianceCPU, "appliance-cpu", 0.5, "with -rack: first run every appliance with this many CPUs of its own (a cgroup v1 CFS quota), as if each were its own machine, then with the machine's CPUs shared (0: shared only)")
-	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server, or rackbootd with server.pprof_listen: -kube saves heap profiles after the Agents settle, after the list and after the watch runs)")
+	fs.StringVar(&o.pprofDir, "pprof", "", "directory for CPU and heap profiles of the server (in-process server, or rackbootd with server.pprof_listen: -kube saves heap profiles after the Agents settle, after the list and after the watch runs, and CPU profiles of the list runs and the watch writes)")
 	fs.BoolVar(&o.kube, "kube", false, "instead of the two phases: the hosts' Agents through the Kubernetes-compatible API: kubectl get agents -A and watch delays (rackbootd binary only)")
 	fs.BoolVar(&o.kubePoll, "kube-poll", false, "with -kube: the hosts keep polling (60 s) while the API is measured (off: they stop after registering and engine.disconnect_after is 1h so they stay connected)")
 	fs.StringVar(&o.kubectl, "kubectl", "/usr/bin/kubectl", "with -kube: the kubectl binary")

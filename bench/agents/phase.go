@@ -79,9 +79,10 @@ func (p *profile) wait() {
 	}
 }
 
-// startProfile takes a CPU profile of length d from the in-process
-// server's /debug/pprof into dir/<name>.cpu.pprof (nothing when dir is
-// empty or the server is the binary).
+// startProfile takes a CPU profile of length d from the server's
+// /debug/pprof (the in-process server's, or rackbootd's
+// server.pprof_listen) into dir/<name>.cpu.pprof (nothing when dir is
+// empty or the server serves no profiles).
 func startProfile(ctx context.Context, dir string, srv *server, name string, d time.Duration) *profile {
 	if dir == "" || srv.profBase() == "" {
 		return nil

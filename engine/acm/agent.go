@@ -47,22 +47,59 @@ type agentPair struct {
 // infra-env an Agent (name: the host id, in the InfraEnv's namespace,
 // labelled with its name and spec.agentLabels), takes the Agent's
 // spec.approved, role and hostname to the host, and writes the host's
-// state into the Agent's status; only the hosts in only when not nil.
+// state into the Agent's status; only the hosts in only when not nil,
+// and of those only the ones whose host, Agent or InfraEnv changed since
+// they were last reconciled (agentMemo).
 func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only map[string]bool) {
+	pairs := agentPairs(o, ies, only)
+	for _, p := range pairs {
+		if o.agentHook != nil {
+			o.agentHook(p.host.ID)
+		}
+		done, err := agentDeleting(ctx, o, p)
+		switch {
+		case done:
+		case p.ok && !slices.Contains(p.agent.Finalizers(), finalizerAgent):
+			err = setFinalizers(ctx, o, p.agent, append(p.agent.Finalizers(), finalizerAgent)) // the next pass goes on
+		default:
+			err = reconcileAgent(ctx, o, p)
+		}
+		switch {
+		case err == nil:
+			o.memo.done(p)
+		case ctx.Err() == nil:
+			o.Log.Warn("Agent not reconciled", "host", p.host.ID, "infra_env", p.host.InfraEnvID, "err", err)
+		}
+	}
+}
+
+// agentPairs are the hosts registered from the InfraEnvs ies' infra-envs
+// with their InfraEnv and Agent: those in only (nil: every host) whose
+// host, Agent or InfraEnv changed since they were last reconciled.
+func agentPairs(o Options, ies []engine.Object, only map[string]bool) []agentPair {
 	byUID := map[string]engine.Object{}
 	for _, ie := range ies {
 		byUID[ie.UID] = ie
 	}
 	var pairs []agentPair
+	var hosts map[string]bool // a full pass's hosts with an InfraEnv
+	if only == nil {
+		hosts = map[string]bool{}
+	}
 	o.Store.Read(func(m *engine.Model) {
 		add := func(h engine.Host) {
 			ie, ok := byUID[h.InfraEnvID]
 			if !ok {
 				return
 			}
+			if hosts != nil {
+				hosts[h.ID] = true
+			}
 			ref := engine.ObjectRef{Group: groupAgent, Kind: kindAgent, Namespace: ie.Namespace, Name: h.ID}
 			a, found := m.Object(ref.Key())
-			pairs = append(pairs, agentPair{host: h, ie: ie, agent: a, ok: found})
+			if p := (agentPair{host: h, ie: ie, agent: a, ok: found}); !o.memo.unchanged(p) {
+				pairs = append(pairs, p)
+			}
 		}
 		if only != nil {
 			for id := range only {
@@ -76,22 +113,10 @@ func reconcileAgents(ctx context.Context, o Options, ies []engine.Object, only m
 			add(h)
 		}
 	})
-	for _, p := range pairs {
-		if o.agentHook != nil {
-			o.agentHook(p.host.ID)
-		}
-		done, err := agentDeleting(ctx, o, p)
-		switch {
-		case done:
-		case p.ok && !slices.Contains(p.agent.Finalizers(), finalizerAgent):
-			err = setFinalizers(ctx, o, p.agent, append(p.agent.Finalizers(), finalizerAgent)) // the next pass goes on
-		default:
-			err = reconcileAgent(ctx, o, p)
-		}
-		if err != nil && ctx.Err() == nil {
-			o.Log.Warn("Agent not reconciled", "host", p.host.ID, "infra_env", p.host.InfraEnvID, "err", err)
-		}
+	if hosts != nil {
+		o.memo.keepOnly(hosts)
 	}
+	return pairs
 }
 
 // agentSpec is the part of an Agent's spec taken to the host.

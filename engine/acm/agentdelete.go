@@ -44,11 +44,11 @@ func dropFinalizer(ctx context.Context, o Options, obj engine.Object, f string) 
 // reconcileOrphanAgents deletes, as upstream's Agent controller does, the
 // Agents rackboot made (with its finalizer) whose host is gone
 // (deregistered through the REST API, or with its cluster), and lets
-// those being deleted go.
-func reconcileOrphanAgents(ctx context.Context, o Options) {
+// those being deleted go; only the Agents in scope (agentsInScope).
+func reconcileOrphanAgents(ctx context.Context, o Options, ies []engine.Object, only map[string]bool) {
 	var orphans []engine.Object
 	o.Store.Read(func(m *engine.Model) {
-		for a := range m.Objects(groupAgent, kindAgent, "") {
+		for _, a := range agentsInScope(m, ies, only) {
 			if _, ok := m.Host(a.Name); !ok && slices.Contains(a.Finalizers(), finalizerAgent) {
 				orphans = append(orphans, a)
 			}

@@ -19,7 +19,7 @@ import (
 const aciUID = "7d1c0a52-3e4f-4b6a-9c8d-1e2f3a4b5c6d"
 
 // domain is the domain over s that the REST API calls too.
-func domain(t *testing.T, s *enginetest.Store, _ *auth.KeyRing) *clusters.Domain {
+func domain(t testing.TB, s *enginetest.Store, _ *auth.KeyRing) *clusters.Domain {
 	t.Helper()
 	dom, err := clusters.NewDomain(hosts.Options{Store: s})
 	if err != nil {
@@ -57,6 +57,45 @@ func put(t *testing.T, s *enginetest.Store, group, kind, ns, name, uid, body str
 	t.Helper()
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{
 		ObjectRef: engine.ObjectRef{Group: group, Kind: kind, Namespace: ns, Name: name}, UID: uid, Body: json.RawMessage(body)}})
+}
+
+// lateBoundAgent makes a cluster of one control-plane Agent (putCluster),
+// a late-binding InfraEnv and the Agent of a host registered from it, and
+// returns what sets that Agent's spec.clusterDeploymentName as kubectl
+// patch does (nil clears it).
+func lateBoundAgent(t *testing.T, s *enginetest.Store) func(cd any) {
+	t.Helper()
+	putCluster(t, s, `{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
+	waitFor(t, s, "the cluster", func(m *engine.Model) bool { _, ok := m.Cluster(aciUID); return ok })
+	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
+	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
+	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
+	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
+	var agent engine.Object
+	s.Read(func(m *engine.Model) { agent, _, _ = agentOf(m) })
+	return func(v any) { // as kubectl patch
+		t.Helper()
+		patch(t, s, agent.ObjectRef, func(b map[string]any) {
+			sp := b["spec"].(map[string]any)
+			if v == nil {
+				delete(sp, "clusterDeploymentName")
+			} else {
+				sp["clusterDeploymentName"] = v
+			}
+		}, true)
+	}
+}
+
+// putCluster puts the ClusterImageSet ocp-4.17, the ClusterDeployment c1
+// (pull secret ps) and its AgentClusterInstall (uid aciUID) with body
+// aci, as a user applies them.
+func putCluster(t *testing.T, s *enginetest.Store, aci string) {
+	t.Helper()
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID, aci)
 }
 
 // aciCondition is the ACI's condition typ: status, reason, message.
@@ -264,12 +303,7 @@ func TestAgentSelectorBinds(t *testing.T) {
 // the cluster (holdInstallation, sshPublicKey).
 func TestACISpecChangeTakenToCluster(t *testing.T) {
 	s, _ := clusterEnv(t)
-	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
-		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
-	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
-		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
-	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
-		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
+	putCluster(t, s, `{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
 	ref := engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}
 	waitFor(t, s, "the cluster synced", func(m *engine.Model) bool {
 		o, _ := m.Object(ref.Key())
@@ -291,30 +325,7 @@ func TestACISpecChangeTakenToCluster(t *testing.T) {
 // the ClusterDeployment again binds it again.
 func TestAgentUnbind(t *testing.T) {
 	s, _ := clusterEnv(t)
-	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
-		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
-	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
-		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
-	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
-		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
-	waitFor(t, s, "the cluster", func(m *engine.Model) bool { _, ok := m.Cluster(aciUID); return ok })
-	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
-	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
-	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
-	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
-	var agent engine.Object
-	s.Read(func(m *engine.Model) { agent, _, _ = agentOf(m) })
-	setCD := func(v any) { // as kubectl patch
-		t.Helper()
-		patch(t, s, agent.ObjectRef, func(b map[string]any) {
-			sp := b["spec"].(map[string]any)
-			if v == nil {
-				delete(sp, "clusterDeploymentName")
-			} else {
-				sp["clusterDeploymentName"] = v
-			}
-		}, true)
-	}
+	setCD := lateBoundAgent(t, s)
 	setCD(map[string]any{"name": "c1", "namespace": "ns"})
 	waitFor(t, s, "the host bound", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.ClusterID == aciUID })
 	setCD(nil)

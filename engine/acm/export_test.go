@@ -12,6 +12,13 @@ func WithAgentHook(o Options, f func(host string)) Options {
 	return o
 }
 
+// WithMemo is o remembering, as Run does, the revisions each Agent was
+// reconciled at, across passes.
+func WithMemo(o Options) Options {
+	o.memo = newAgentMemo()
+	return o
+}
+
 // Pass is the pass Run makes after the changes chs (false: none).
 func Pass(ctx context.Context, o Options, chs []engine.Change) bool {
 	only, ok := scope(chs)

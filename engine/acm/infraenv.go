@@ -25,7 +25,6 @@ const (
 // labelUID marks a domain infra-env made from an InfraEnv object.
 const labelUID = "rackboot.io/infraenv-uid"
 
-
 // Options configure the controller.
 type Options struct {
 	Store      engine.Store // fenced to the leader's term
@@ -43,6 +42,7 @@ type Options struct {
 	Log *slog.Logger
 
 	agentHook func(host string) // called before each host's Agent is reconciled (tests)
+	memo      *agentMemo        // the revisions each Agent was last reconciled at (Run's)
 
 	// images hands out the InfraEnvs' image URLs (set by complete).
 	images *downloads.Service
@@ -52,17 +52,21 @@ type Options struct {
 // an object, a host or an infra-env, until ctx is done. A batch of
 // changes that names only hosts and Agents reconciles only those hosts'
 // Agents (the InfraEnvs, clusters and BareMetalHosts are few and are
-// reconciled on every pass); any other change reconciles everything.
+// reconciled on every pass); any other change, and a new subscription
+// (the change feed drops a subscriber that lags too far behind), makes a
+// full pass, in which the Agents whose host, Agent and InfraEnv are
+// unchanged since they were last reconciled are skipped (agentMemo).
 func Run(ctx context.Context, o Options) error {
 	o, err := o.complete()
 	if err != nil {
 		return err
 	}
+	o.memo = newAgentMemo()
 	for ctx.Err() == nil {
 		sub := o.Store.Subscribe(ctx)
 		reconcileAll(ctx, o, nil)
 		for ch := range sub {
-			if only, ok := scope(append([]engine.Change{ch}, drain(sub)...)); ok {
+			if only, ok := scope(append([]engine.Change{ch}, engine.Queued(sub)...)); ok {
 				reconcileAll(ctx, o, only)
 			}
 		}
@@ -89,22 +93,6 @@ func (o Options) complete() (Options, error) {
 	}
 	o.images = images
 	return o, nil
-}
-
-// drain takes the changes already queued: one pass covers them.
-func drain(sub <-chan engine.Change) []engine.Change {
-	var chs []engine.Change
-	for {
-		select {
-		case ch, ok := <-sub:
-			if !ok {
-				return chs
-			}
-			chs = append(chs, ch)
-		default:
-			return chs
-		}
-	}
 }
 
 // scope is what a pass after changes must reconcile: ok false when
@@ -149,8 +137,8 @@ func reconcileAll(ctx context.Context, o Options, only map[string]bool) {
 		}
 	}
 	reconcileAgents(ctx, o, objs, only)
-	reconcileOrphanAgents(ctx, o)
-	if err := unbindAgents(ctx, o); err != nil && ctx.Err() == nil {
+	reconcileOrphanAgents(ctx, o, objs, only)
+	if err := unbindAgents(ctx, o, objs, only); err != nil && ctx.Err() == nil {
 		o.Log.Warn("Agents not unbound", "err", err)
 	}
 	reconcileClusters(ctx, o)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/acm"
@@ -16,26 +15,13 @@ import (
 
 const uid = "0b6e6a44-6c55-4f0e-9a57-2f6f6c2d1a01"
 
-// waitFor waits for a change after which cond holds (bounded, so that a
-// broken controller fails the test; nothing is asserted about speed).
+// waitFor is enginetest.WaitFor.
 func waitFor(t *testing.T, s *enginetest.Store, what string, cond func(m *engine.Model) bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sub := s.Subscribe(ctx)
-	for {
-		ok := false
-		s.Read(func(m *engine.Model) { ok = cond(m) })
-		if ok {
-			return
-		}
-		if _, more := <-sub; !more {
-			t.Fatalf("no %s", what)
-		}
-	}
+	enginetest.WaitFor(t, s, what, cond)
 }
 
-func apply(t *testing.T, s *enginetest.Store, c engine.Command) {
+func apply(t testing.TB, s *enginetest.Store, c engine.Command) {
 	t.Helper()
 	if _, err := s.Apply(context.Background(), c); err != nil {
 		t.Fatal(err)

@@ -104,12 +104,7 @@ func TestManifestDroppedFromConfigMapDeleted(t *testing.T) {
 	s, _ := clusterEnv(t)
 	put(t, s, "", "ConfigMap", "ns", "mf", "cm-uid",
 		`{"data":{"a.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n","b.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"}}`)
-	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
-		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
-	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
-		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
-	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
-		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1},
+	putCluster(t, s, `{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1},
 		"manifestsConfigMapRef":{"name":"mf"}}}`)
 	files := func(m *engine.Model) string {
 		c, _ := m.Cluster(aciUID)
@@ -131,12 +126,7 @@ func TestManifestDroppedFromConfigMapDeleted(t *testing.T) {
 // installation waits for.
 func TestProvisionRequirementsChangeTaken(t *testing.T) {
 	s, _ := clusterEnv(t)
-	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
-		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
-	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
-		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
-	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
-		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":3}}}`)
+	putCluster(t, s, `{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":3}}}`)
 	aci := engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}
 	waitFor(t, s, "the cluster synced", func(m *engine.Model) bool {
 		o, _ := m.Object(aci.Key())

@@ -21,12 +21,12 @@ var unbindable = []string{"discovering", "known", "insufficient", "disconnected"
 // binding infra-env whose Agent wants another ClusterDeployment than the
 // one of their cluster, or none; bindAgents then binds them to the new
 // one. A host that is installing stays (upstream's webhook refuses the
-// change then).
-func unbindAgents(ctx context.Context, o Options) error {
+// change then). Only the Agents in scope (agentsInScope).
+func unbindAgents(ctx context.Context, o Options, ies []engine.Object, only map[string]bool) error {
 	type unbind struct{ ie, id string }
 	var todo []unbind
 	o.Store.Read(func(m *engine.Model) {
-		for a := range m.Objects(groupAgent, kindAgent, "") {
+		for _, a := range agentsInScope(m, ies, only) {
 			h, ok := m.Host(a.Name)
 			if !ok || h.ClusterID == "" || !slices.Contains(unbindable, h.Status) || a.Deleting() {
 				continue

@@ -14,30 +14,7 @@ import (
 // UnbindingPendingUserAction) until it boots the discovery image again.
 func TestInstalledAgentUnbind(t *testing.T) {
 	s, _ := clusterEnv(t)
-	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
-		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
-	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
-		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
-	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
-		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1}}}`)
-	waitFor(t, s, "the cluster", func(m *engine.Model) bool { _, ok := m.Cluster(aciUID); return ok })
-	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
-	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
-	apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: hostID, InfraEnvID: uid, Status: "discovering-unbound"}})
-	waitFor(t, s, "the Agent", func(m *engine.Model) bool { _, _, ok := agentOf(m); return ok })
-	var agent engine.Object
-	s.Read(func(m *engine.Model) { agent, _, _ = agentOf(m) })
-	setCD := func(v any) {
-		t.Helper()
-		patch(t, s, agent.ObjectRef, func(b map[string]any) {
-			sp := b["spec"].(map[string]any)
-			if v == nil {
-				delete(sp, "clusterDeploymentName")
-			} else {
-				sp["clusterDeploymentName"] = v
-			}
-		}, true)
-	}
+	setCD := lateBoundAgent(t, s)
 	setCD(map[string]any{"name": "c1", "namespace": "ns"})
 	waitFor(t, s, "the host bound", func(m *engine.Model) bool { h, _ := m.Host(hostID); return h.ClusterID == aciUID })
 	for { // the controllers evaluate the host meanwhile

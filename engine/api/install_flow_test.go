@@ -16,6 +16,7 @@ import (
 	"github.com/rackboot/rackboot/cmd/rackboot-agent/protocol"
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/clusters"
+	"github.com/rackboot/rackboot/engine/enginetest"
 	"github.com/rackboot/rackboot/engine/install"
 	"github.com/rackboot/rackboot/engine/models"
 )
@@ -83,28 +84,10 @@ func runControllerCtx(ctx context.Context, t *testing.T, e *env, gen installer.G
 	c.Run(ctx)
 }
 
-// waitFor waits (up to a deadline) until cond holds on the model,
-// re-checking on every change the store applies.
-func waitFor(t *testing.T, st engine.Store, what string, cond func(m *engine.Model) bool) {
+// waitFor is enginetest.WaitFor.
+func waitFor(t *testing.T, s engine.Store, what string, cond func(m *engine.Model) bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	changes := st.Subscribe(ctx)
-	for {
-		var ok bool
-		st.Read(func(m *engine.Model) { ok = cond(m) })
-		if ok {
-			return
-		}
-		select {
-		case _, open := <-changes:
-			if !open && ctx.Err() == nil {
-				changes = st.Subscribe(ctx)
-			}
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	enginetest.WaitFor(t, s, what, cond)
 }
 
 // waitCluster waits until the cluster is in status.

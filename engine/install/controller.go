@@ -140,26 +140,12 @@ func (c *Controller) Run(ctx context.Context) {
 				continue
 			}
 		}
-		drain(changes)
+		engine.Queued(changes) // one pass covers them
 	}
 }
 
 func (c *Controller) relevant(ch engine.Change) bool {
 	return ch.Kind == engine.KindCluster || ch.Kind == engine.KindHost || ch.Kind == engine.KindAll
-}
-
-// drain drops the changes already queued: one pass covers them.
-func drain(ch <-chan engine.Change) {
-	for {
-		select {
-		case _, ok := <-ch:
-			if !ok {
-				return
-			}
-		default:
-			return
-		}
-	}
 }
 
 // Pass looks at every cluster once and moves those that can move.

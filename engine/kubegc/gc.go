@@ -40,7 +40,7 @@ func Run(ctx context.Context, store engine.Store, log *slog.Logger) error {
 		sub := store.Subscribe(ctx)
 		c.full(ctx)
 		for ch := range sub {
-			c.changes(ctx, append([]engine.Change{ch}, drain(sub)...))
+			c.changes(ctx, append([]engine.Change{ch}, engine.Queued(sub)...))
 		}
 	}
 	return ctx.Err()
@@ -129,22 +129,6 @@ func (c *collector) collect(ctx context.Context, keys []string) int {
 		}
 	}
 	return n
-}
-
-// drain takes the changes already queued: one collection covers them.
-func drain(sub <-chan engine.Change) []engine.Change {
-	var chs []engine.Change
-	for {
-		select {
-		case ch, ok := <-sub:
-			if !ok {
-				return chs
-			}
-			chs = append(chs, ch)
-		default:
-			return chs
-		}
-	}
 }
 
 // ownersOf is obj's metadata.ownerReferences.

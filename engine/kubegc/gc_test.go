@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/enginetest"
@@ -82,23 +81,6 @@ func TestCollect(t *testing.T) {
 	})
 }
 
-func waitFor(t *testing.T, s *enginetest.Store, what string, cond func(m *engine.Model) bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sub := s.Subscribe(ctx)
-	for {
-		ok := false
-		s.Read(func(m *engine.Model) { ok = cond(m) })
-		if ok {
-			return
-		}
-		if _, more := <-sub; !more {
-			t.Fatalf("no %s", what)
-		}
-	}
-}
-
 // Run follows the change feed: an owner deleted takes its dependent with
 // it, and a dependent written whose owner is gone is deleted.
 func TestRun(t *testing.T) {
@@ -117,7 +99,7 @@ func TestRun(t *testing.T) {
 	if _, err := s.Apply(ctx, &engine.DeleteObject{Ref: owner}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, s, "the dependent deleted", func(m *engine.Model) bool { _, ok := m.Object(dep.Key()); return !ok })
+	enginetest.WaitFor(t, s, "the dependent deleted", func(m *engine.Model) bool { _, ok := m.Object(dep.Key()); return !ok })
 	put(t, s, late, "d-2", owned(ref))
-	waitFor(t, s, "the late dependent deleted", func(m *engine.Model) bool { _, ok := m.Object(late.Key()); return !ok })
+	enginetest.WaitFor(t, s, "the late dependent deleted", func(m *engine.Model) bool { _, ok := m.Object(late.Key()); return !ok })
 }
