@@ -29,27 +29,11 @@ func (h *Handler) RunNamespaceConditions(ctx context.Context, store engine.Store
 		sub := store.Subscribe(ctx)
 		h.syncNamespaces(ctx, store, log, nil)
 		for ch := range sub {
-			chs := append([]engine.Change{ch}, drain(sub)...)
+			chs := append([]engine.Change{ch}, engine.Queued(sub)...)
 			h.syncNamespaces(ctx, store, log, chs)
 		}
 	}
 	return ctx.Err()
-}
-
-// drain takes the changes already queued: one pass covers them.
-func drain(sub <-chan engine.Change) []engine.Change {
-	var out []engine.Change
-	for {
-		select {
-		case ch, ok := <-sub:
-			if !ok {
-				return out
-			}
-			out = append(out, ch)
-		default:
-			return out
-		}
-	}
 }
 
 // syncNamespaces writes the conditions of the Terminating namespaces chs
