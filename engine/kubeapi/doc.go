@@ -19,7 +19,8 @@
 // Served: discovery (/api, /apis and each group version; /api and /apis
 // also in the aggregated form kubectl asks for first), get, list (label
 // selectors, the Table form with the printer columns, limit/continue
-// paging consistent at the first page's resourceVersion: paging.go),
+// paging consistent at the first page's resourceVersion: paging.go;
+// resourceVersionMatch Exact and NotOlderThan: listmatch.go),
 // create, update, delete, patch (JSON merge patch, JSON patch, strategic
 // merge patch for the v1 kinds by apimachinery's strategicpatch:
 // strategic.go, and server-side apply),
@@ -28,7 +29,8 @@
 // a cache of recent changes: a resourceVersion it still holds resumes, an
 // older one is 410 Gone; v1 Events, mapped from the domain events, by
 // their own sequence: events_watch.go). A Namespace being deleted is
-// Terminating and takes no new objects (namespaces.go). Secret data is
+// Terminating and takes no new objects (namespaces.go); the leader
+// writes its deletion conditions (nsconditions.go). Secret data is
 // sealed (engine.Sealer) before it reaches a command and opened when
 // served.
 //
@@ -39,8 +41,9 @@
 // and checked against every written object (fieldcheck.go,
 // fieldbounds.go): unknown fields per the fieldValidation directive
 // (Strict refuses, Warn answers Warning headers, Ignore lets through);
-// wrong JSON types, values out of an enum, bad CIDRs and MACs, patterns
-// and bounds are 422 Invalid.
+// wrong JSON types, values out of an enum, bad CIDRs, MACs and times,
+// patterns and bounds are 422 Invalid (a v1 kind's bad base64 or time is
+// kube's 400 decoding error).
 //
 // Access: the admin bearer token only; an agent token is 403 Forbidden,
 // anything else 401.
