@@ -207,14 +207,23 @@ func (c *BindHost) apply(tx *Tx) (any, error) {
 }
 
 // UnbindHost unbinds a host from its cluster. A host whose infra-env is
-// bound to a cluster cannot be unbound.
+// bound to a cluster cannot be unbound. With Reset (a host past its
+// installation, which goes unbinding-pending-user-action), what the
+// cluster's installation left on the host goes too, as upstream's unbind
+// transition resets it: the progress, bootstrap, day-2 mark, machine
+// config pool and the connectivity and domain resolution results (the
+// role and installation disk stay: they are the Agent's spec, which
+// upstream's Agent controller would apply again).
 type UnbindHost struct {
 	Stamp
-	ID string `json:"id"`
+	ID    string `json:"id"`
+	Reset bool   `json:"reset,omitempty"`
 }
 
 // Type implements Command.
 func (*UnbindHost) Type() Type { return TypeUnbindHost }
+
+func (c *UnbindHost) bodyVersion() byte { return versionIf(c.Reset) }
 
 func (c *UnbindHost) apply(tx *Tx) (any, error) {
 	old, ok := tx.m.hosts[c.ID]
@@ -229,6 +238,10 @@ func (c *UnbindHost) apply(tx *Tx) (any, error) {
 	}
 	h := *old
 	h.ClusterID = ""
+	if c.Reset {
+		h.Progress, h.Bootstrap, h.Day2, h.MachineConfigPool = Progress{}, false, false, ""
+		h.Connectivity, h.DomainResolutions = nil, nil
+	}
 	tx.putHost(&h)
 	return h, nil
 }

@@ -130,7 +130,7 @@ func commandTable() map[Type]decoder {
 		TypeUpdateHost:             v2[UpdateHost],
 		TypeDeleteHost:             v1[DeleteHost],
 		TypeBindHost:               v1[BindHost],
-		TypeUnbindHost:             v1[UnbindHost],
+		TypeUnbindHost:             v2[UnbindHost],
 		TypeSetHostStatus:          v2[SetHostStatus],
 		TypePutSecret:              v2[PutSecret],
 		TypeDeleteSecret:           v1[DeleteSecret],

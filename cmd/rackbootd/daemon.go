@@ -65,6 +65,7 @@ type daemon struct {
 	// (osimages.go); osImagesChanged asks the main loop to reload.
 	osImages        atomic.Pointer[[]osimages.Set]
 	osImagesChanged chan struct{}
+	asc             *ascReporter // the AgentServiceConfig's status (ascstatus.go)
 
 	wg                     sync.WaitGroup
 	reloadsOK, reloadsFail atomic.Uint64
@@ -87,6 +88,7 @@ func newDaemon(ctx context.Context, ld *loaded, log *slog.Logger, level *slog.Le
 	if err := d.openStore(ctx); err != nil {
 		return nil, err
 	}
+	d.asc = newASCReporter(d.store, log.With("service", "osimages"), ld.osImagesOut)
 	if err := d.newEngine(ctx); err != nil {
 		return nil, err
 	}

@@ -15,8 +15,10 @@ type loaded struct {
 	catalog  *boot.Catalog
 	warnings []string // "file:line:col: warning: ..."
 	// osImages are the AgentServiceConfig's image sets offered to cfg
-	// (osimages.go), those left out included.
-	osImages []osimages.Set
+	// (osimages.go), those left out included; osImagesOut says which were
+	// left out and why.
+	osImages    []osimages.Set
+	osImagesOut []string
 }
 
 // load reads the configuration file and builds its boot catalog. Every
@@ -33,7 +35,7 @@ func load(path string, extract bool, extra osImagesFrom) (*loaded, error) {
 	if extra != nil {
 		sets = extra(cfg)
 	}
-	warnings := addOSImageSets(cfg, sets)
+	leftOut := addOSImageSets(cfg, sets)
 	if err := prepareLive(cfg, extract); err != nil {
 		return nil, err
 	}
@@ -42,7 +44,10 @@ func load(path string, extract bool, extra osImagesFrom) (*loaded, error) {
 	if err != nil {
 		return nil, locate(cfg, profiles, hosts, err)
 	}
-	ld := &loaded{cfg: cfg, catalog: cat, warnings: warnings, osImages: sets}
+	ld := &loaded{cfg: cfg, catalog: cat, osImages: sets, osImagesOut: leftOut}
+	for _, w := range leftOut {
+		ld.warnings = append(ld.warnings, "warning: AgentServiceConfig "+strings.Replace(w, ":", " left out:", 1))
+	}
 	for _, w := range cat.Warnings() {
 		ld.warnings = append(ld.warnings, cfg.ErrorAt(profileKey(cfg, w), "warning: %s", w).Error())
 	}

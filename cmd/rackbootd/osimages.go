@@ -25,7 +25,8 @@ import (
 // set of the same name wins). An entry that cannot be fetched or is no
 // live ISO is logged and left out, and so is, with a reload warning, one
 // whose architecture has no rackboot-agent in server.agent_dir; a spec
-// that does not parse leaves the image sets as they were.
+// that does not parse leaves the image sets as they were. The
+// AgentServiceConfig's status says which were left out (ascstatus.go).
 
 // Upstream's AgentServiceConfig.
 const (
@@ -84,7 +85,11 @@ func (d *daemon) currentOSImages(*config.Config) []osimages.Set {
 // runOSImages follows the AgentServiceConfig on this node until ctx ends.
 func (d *daemon) runOSImages(ctx context.Context) {
 	dir := osImagesDir(d.cfg) // before the loop runs reloads; data_dir cannot change on reload
-	d.wg.Add(1)
+	d.wg.Add(2)
+	go func() {
+		defer d.wg.Done()
+		d.asc.run(ctx)
+	}()
 	go func() {
 		defer d.wg.Done()
 		f := &osimages.Fetcher{Dir: dir}
@@ -111,11 +116,12 @@ func (d *daemon) syncOSImages(ctx context.Context, f *osimages.Fetcher, dir, las
 	imgs, err := osimages.Parse(spec)
 	if err != nil {
 		d.log.Error("AgentServiceConfig: the image sets of spec.osImages stay as they were", "err", err.Error())
-		d.writeASCStatus(ctx, ascCondition(err, nil))
+		d.asc.synced(ctx, err, nil, false)
 		return last
 	}
 	key, _ := json.Marshal(imgs) // checked strings: cannot fail
 	if string(key) == last {
+		d.asc.publish(ctx) // the object changed otherwise (its status, say)
 		return last
 	}
 	sets := []osimages.Set{}
@@ -132,12 +138,11 @@ func (d *daemon) syncOSImages(ctx context.Context, f *osimages.Fetcher, dir, las
 	if ctx.Err() != nil {
 		return last
 	}
-	if spec != nil {
-		d.writeASCStatus(ctx, ascCondition(nil, leftOut))
-	}
 	if slices.Equal(sets, d.currentOSImages(nil)) {
+		d.asc.synced(ctx, nil, leftOut, false)
 		return string(key)
 	}
+	d.asc.synced(ctx, nil, leftOut, true) // the reload reports the rest
 	if err := saveOSImages(dir, sets); err != nil {
 		d.log.Warn("AgentServiceConfig: the image sets are not recorded for the next start", "err", err.Error())
 	}
@@ -168,9 +173,9 @@ func (d *daemon) ascSpec() json.RawMessage {
 
 // addOSImageSets appends sets to cfg's image sets, with the rackboot-agent
 // of their architecture; one whose name the file has, whose ISO is gone
-// or holds no PXE files, or whose agent is missing, is left out with a
-// warning.
-func addOSImageSets(cfg *config.Config, sets []osimages.Set) (warnings []string) {
+// or holds no PXE files, or whose agent is missing, is left out
+// ("osImages <name>: <why>", as the AgentServiceConfig's status says).
+func addOSImageSets(cfg *config.Config, sets []osimages.Set) (leftOut []string) {
 	for _, s := range sets {
 		var err error
 		switch {
@@ -184,13 +189,13 @@ func addOSImageSets(cfg *config.Config, sets []osimages.Set) (warnings []string)
 			}
 		}
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("warning: AgentServiceConfig osImages %s left out: %v", s.Name, err))
+			leftOut = append(leftOut, fmt.Sprintf("osImages %s: %v", s.Name, err))
 			continue
 		}
 		cfg.ImageSets = append(cfg.ImageSets, config.ImageSet{Name: s.Name, Version: s.Version, CPUArch: s.Arch,
 			Live: &config.Live{Arch: s.Arch, ISO: s.ISO, Rootfs: s.Rootfs}})
 	}
-	return warnings
+	return leftOut
 }
 
 func regularFile(p string) error {

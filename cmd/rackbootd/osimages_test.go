@@ -41,7 +41,9 @@ func osImage(version, arch, iso, rootfs string) string {
 // not have is left out; a restart without the mirror serves the image set
 // from the start; deleting the AgentServiceConfig removes the image set.
 // Its status is upstream's ReconcileCompleted condition: False
-// (OSImagesFailure) naming the entry left out, True once it is dropped.
+// (OSImagesFailure) naming the entry left out, by the fetch or by the
+// reload (no rackboot-agent for its architecture), True once it is
+// dropped; a status written by hand is written back.
 func TestAgentServiceConfigOSImagesBecomeCoreOSImageSets(t *testing.T) {
 	needKubectl(t)
 	m := coreostest.NewMirror(t)
@@ -96,6 +98,36 @@ func TestAgentServiceConfigOSImagesBecomeCoreOSImageSets(t *testing.T) {
 	if reason, msg := cond("reason"), cond("message"); reason != "ReconcileSucceeded" || msg != "AgentServiceConfig reconcile completed without error." {
 		t.Errorf("ReconcileCompleted True %s %q", reason, msg)
 	}
+
+	// An entry the reload leaves out (no rackboot-agent for arm64 in
+	// agent_dir) is in the condition too, and a status written by someone
+	// else is written back.
+	if err := os.RemoveAll(filepath.Join(m.AgentDir, "arm64")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(spec), filepath.Base(spec), fmt.Sprintf(agentServiceConfig,
+		osImage("4.16", "x86_64", url(m.ISO["x86_64"]), url(m.RootfsFile["x86_64"]))+
+			osImage("4.16", "arm64", url(m.ISO["aarch64"]), url(m.RootfsFile["aarch64"]))))
+	k.must("apply", "-f", spec)
+	k.must("wait", "--for=condition=ReconcileCompleted=False", "agentserviceconfig/agent", "--timeout=60s")
+	noAgent := func() bool {
+		msg := cond("message")
+		return cond("reason") == "OSImagesFailure" && strings.HasPrefix(msg, "osImages entries left out: osImages ocp-4.16-aarch64: ") &&
+			strings.Contains(msg, "rackboot-agent") && !strings.Contains(msg, "x86_64")
+	}
+	if !noAgent() {
+		t.Errorf("ReconcileCompleted False %s %q, want the aarch64 entry without an agent", cond("reason"), cond("message"))
+	}
+	k.must("patch", "agentserviceconfig", "agent", "--subresource=status", "--type=merge", "-p",
+		`{"status":{"conditions":[{"type":"ReconcileCompleted","status":"True","reason":"ReconcileSucceeded","message":"written by hand","lastTransitionTime":"2024-01-01T00:00:00Z"}]}}`)
+	k.must("wait", "--for=condition=ReconcileCompleted=False", "agentserviceconfig/agent", "--timeout=60s")
+	if !noAgent() {
+		t.Errorf("after the status was written by hand: ReconcileCompleted %s %q", cond("reason"), cond("message"))
+	}
+	writeFile(t, filepath.Dir(spec), filepath.Base(spec), fmt.Sprintf(agentServiceConfig,
+		osImage("4.16", "x86_64", url(m.ISO["x86_64"]), url(m.RootfsFile["x86_64"]))))
+	k.must("apply", "-f", spec)
+	k.must("wait", "--for=condition=ReconcileCompleted", "agentserviceconfig/agent", "--timeout=60s")
 
 	// Restarted with the mirror gone, the appliance serves the image set
 	// from its start: the downloads and the sets are kept in data_dir.

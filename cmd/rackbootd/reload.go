@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rackboot/rackboot/cmd/rackbootd/internal/config"
 )
@@ -25,6 +26,7 @@ func (d *daemon) reload(path string) {
 	if err == nil {
 		err = d.apply(ld)
 	}
+	d.reportReload(err == nil, ld)
 	if err != nil {
 		d.reloadsFail.Add(1)
 		d.lastReloadFailed.Store(true)
@@ -40,6 +42,21 @@ func (d *daemon) reload(path string) {
 	d.log.Info("configuration reloaded", "profiles", len(d.cfg.Profiles), "reservations", len(d.cfg.DHCP.Reservations))
 	d.notify.ready(statusLine(d, "reloaded; serving: "))
 }
+
+// reportReload tells the AgentServiceConfig's status which osImages
+// entries the reload left out (ok: it was applied).
+func (d *daemon) reportReload(ok bool, ld *loaded) {
+	var out []string
+	if ok {
+		out = ld.osImagesOut
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), reportTimeout)
+	defer cancel()
+	d.asc.reloaded(ctx, ok, out)
+}
+
+// reportTimeout bounds the AgentServiceConfig status write of a reload.
+const reportTimeout = 10 * time.Second
 
 // apply swaps in a loaded configuration: all of it or, on error, none.
 func (d *daemon) apply(ld *loaded) error {

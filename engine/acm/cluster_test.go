@@ -14,6 +14,7 @@ import (
 	"github.com/rackboot/rackboot/engine/clusters"
 	"github.com/rackboot/rackboot/engine/enginetest"
 	"github.com/rackboot/rackboot/engine/hosts"
+	"github.com/rackboot/rackboot/engine/kubegc"
 )
 
 const aciUID = "7d1c0a52-3e4f-4b6a-9c8d-1e2f3a4b5c6d"
@@ -28,8 +29,9 @@ func domain(t testing.TB, s *enginetest.Store, _ *auth.KeyRing) *clusters.Domain
 	return dom
 }
 
-// clusterEnv runs the controller with the REST API's domain over a store
-// holding namespace ns with a pull secret Secret.
+// clusterEnv runs the controller with the REST API's domain, and the
+// ownerReferences garbage collector, over a store holding namespace ns
+// with a pull secret Secret.
 func clusterEnv(t *testing.T) (*enginetest.Store, *engine.Sealer) {
 	t.Helper()
 	s := enginetest.NewStore()
@@ -44,7 +46,9 @@ func clusterEnv(t *testing.T) (*enginetest.Store, *engine.Sealer) {
 	go func() {
 		done <- acm.Run(ctx, acm.Options{Store: s, Sealer: sealer, Keys: keys, Domain: dom, ServiceURL: "http://10.0.0.1:8080"})
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	gcDone := make(chan error, 1)
+	go func() { gcDone <- kubegc.Run(ctx, s, nil) }() // as cmd/rackbootd wires it beside acm
+	t.Cleanup(func() { cancel(); <-done; <-gcDone })
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
 	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps"}
 	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{}}`))

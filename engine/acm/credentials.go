@@ -79,7 +79,7 @@ func credentials(ctx context.Context, o Options, in install) error {
 // putSecret creates (or replaces) the Opaque Secret name in owner's
 // namespace with data, each value sealed under its name and key, owned by
 // owner (the ClusterDeployment) as upstream's are: deleting the owner
-// deletes it (deleteOwned).
+// deletes it (engine/kubegc, the ownerReferences garbage collector).
 func putSecret(ctx context.Context, o Options, owner engine.Object, name string, data map[string][]byte) error {
 	ns := owner.Namespace
 	ref := engine.ObjectRef{Kind: "Secret", Namespace: ns, Name: name}
@@ -125,44 +125,4 @@ type ownerReference struct {
 	UID                string `json:"uid"`
 	Controller         bool   `json:"controller,omitempty"`
 	BlockOwnerDeletion bool   `json:"blockOwnerDeletion,omitempty"`
-}
-
-// collectSecrets deletes the Secrets whose owning ClusterDeployment is
-// gone (or is another object of that name now): what Kubernetes' garbage
-// collector does to upstream's admin kubeconfig and password Secrets when
-// their ClusterDeployment is deleted, in whatever order `kubectl delete -f`
-// deletes the ClusterDeployment and its AgentClusterInstall.
-func collectSecrets(ctx context.Context, o Options) {
-	var orphans []engine.Object
-	o.Store.Read(func(m *engine.Model) {
-		for obj := range m.Objects("", "Secret", "") {
-			for _, r := range ownersOf(obj) {
-				if r.Kind != kindCD {
-					continue
-				}
-				cd, ok := m.Object(engine.ObjectRef{Group: groupHive, Kind: kindCD, Namespace: obj.Namespace, Name: r.Name}.Key())
-				if !ok || cd.UID != r.UID {
-					orphans = append(orphans, obj)
-					break
-				}
-			}
-		}
-	})
-	for _, obj := range orphans {
-		_, err := o.Store.Apply(ctx, &engine.DeleteObject{Ref: obj.ObjectRef, IfRevision: obj.Revision})
-		if err != nil && !errors.Is(err, engine.ErrNotFound) && !errors.Is(err, engine.ErrConflict) && ctx.Err() == nil {
-			o.Log.Warn("Secret of a deleted ClusterDeployment not deleted", "name", obj.Namespace+"/"+obj.Name, "err", err)
-		}
-	}
-}
-
-// ownersOf is obj's metadata.ownerReferences.
-func ownersOf(obj engine.Object) []ownerReference {
-	var b struct {
-		Metadata struct {
-			OwnerReferences []ownerReference `json:"ownerReferences"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(obj.Body, &b)
-	return b.Metadata.OwnerReferences
 }

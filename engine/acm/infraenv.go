@@ -142,9 +142,6 @@ func reconcileAll(ctx context.Context, o Options, only map[string]bool) {
 		o.Log.Warn("Agents not unbound", "err", err)
 	}
 	reconcileClusters(ctx, o)
-	if only == nil { // a Secret is orphaned by an object's change, never by a host's
-		collectSecrets(ctx, o)
-	}
 	reconcileBMHs(ctx, o)
 	for _, id := range made {
 		if remaining, err := deregisterUnbound(ctx, o, id); err != nil || remaining {

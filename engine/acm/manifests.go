@@ -5,8 +5,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/models"
@@ -34,15 +35,24 @@ func manifestRefs(obj engine.Object) []string {
 	return out
 }
 
+// annotationManifests records on the ACI the file names of the openshift
+// manifests its ConfigMaps made (comma-separated, sorted), so that they
+// can be deleted once the ACI names no ConfigMap any more.
+const annotationManifests = "rackboot.io/configmap-manifests"
+
 // syncManifests stores the manifests of the ACI's ConfigMaps (each data
 // key a file of the openshift folder) as the cluster's custom manifests,
 // through the domain (its checks), before the installation starts, and,
 // as upstream's sync, deletes the cluster's openshift manifests that are
-// not in them (a key dropped from a ConfigMap). A missing ConfigMap or a
-// bad manifest is an input error.
+// not in them (a key dropped from a ConfigMap). The ACI records which it
+// made (annotationManifests): when it names no ConfigMap any more, those
+// are deleted (upstream deletes every manifest then; rackboot keeps the
+// ones the REST API stored). A missing ConfigMap or a bad manifest is an
+// input error.
 func syncManifests(ctx context.Context, o Options, in install) error {
 	names := manifestRefs(in.aci)
-	if len(names) == 0 {
+	made := madeManifests(in.aci)
+	if len(names) == 0 && len(made) == 0 {
 		return nil
 	}
 	var (
@@ -53,20 +63,7 @@ func syncManifests(ctx context.Context, o Options, in install) error {
 	)
 	o.Store.Read(func(m *engine.Model) {
 		c, ok = m.Cluster(in.aci.UID)
-		for _, n := range names {
-			cm, found := m.Object(engine.ObjectRef{Kind: "ConfigMap", Namespace: in.aci.Namespace, Name: n}.Key())
-			if !found {
-				missing = n
-				return
-			}
-			var b struct {
-				Data map[string]string `json:"data"`
-			}
-			_ = json.Unmarshal(cm.Body, &b)
-			for k, v := range b.Data {
-				files[k] = v
-			}
-		}
+		missing = configMapFiles(m, in.aci.Namespace, names, files)
 	})
 	if missing != "" {
 		return inputErr("manifests ConfigMap %q not found", missing)
@@ -74,11 +71,41 @@ func syncManifests(ctx context.Context, o Options, in install) error {
 	if !ok || slices.Contains(installing, c.Status) || slices.Contains(stopped, c.Status) {
 		return nil
 	}
-	keys := make([]string, 0, len(files))
-	for k := range files {
-		keys = append(keys, k)
+	if len(names) == 0 {
+		return dropManifests(ctx, o, in, c, made)
 	}
-	sort.Strings(keys)
+	if err := storeManifests(ctx, o, c, files); err != nil {
+		return err
+	}
+	keys := slices.Sorted(maps.Keys(files))
+	if slices.Equal(keys, made) {
+		return nil
+	}
+	return markManifests(ctx, o, in, keys)
+}
+
+// configMapFiles adds the data of ConfigMaps names of namespace ns to
+// files, and returns the first missing one ("": none).
+func configMapFiles(m *engine.Model, ns string, names []string, files map[string]string) string {
+	for _, n := range names {
+		cm, found := m.Object(engine.ObjectRef{Kind: "ConfigMap", Namespace: ns, Name: n}.Key())
+		if !found {
+			return n
+		}
+		var b struct {
+			Data map[string]string `json:"data"`
+		}
+		_ = json.Unmarshal(cm.Body, &b)
+		for k, v := range b.Data {
+			files[k] = v
+		}
+	}
+	return ""
+}
+
+// storeManifests makes c's openshift manifests files: those not in files
+// deleted, the others stored unless stored already.
+func storeManifests(ctx context.Context, o Options, c engine.Cluster, files map[string]string) error {
 	for _, mf := range c.Manifests {
 		if _, ok := files[mf.FileName]; ok || mf.Folder != manifestFolder {
 			continue
@@ -88,7 +115,7 @@ func syncManifests(ctx context.Context, o Options, in install) error {
 		}
 		o.Log.Info("manifest dropped from the ACI's ConfigMaps deleted", "cluster", c.ID, "file", mf.FileName)
 	}
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(files)) {
 		if slices.ContainsFunc(c.Manifests, func(mf engine.Manifest) bool {
 			return mf.Folder == manifestFolder && mf.FileName == k && bytes.Equal(mf.Content, []byte(files[k]))
 		}) {
@@ -101,4 +128,58 @@ func syncManifests(ctx context.Context, o Options, in install) error {
 		o.Log.Info("manifest of the ACI's ConfigMap stored", "cluster", c.ID, "file", k)
 	}
 	return nil
+}
+
+// dropManifests deletes the openshift manifests of c that the ACI's
+// ConfigMaps made (made), the ACI naming none any more, and forgets them.
+func dropManifests(ctx context.Context, o Options, in install, c engine.Cluster, made []string) error {
+	for _, mf := range c.Manifests {
+		if mf.Folder != manifestFolder || !slices.Contains(made, mf.FileName) {
+			continue
+		}
+		if err := o.Domain.DeleteManifest(ctx, c.ID, mf.Folder, mf.FileName); err != nil {
+			return err
+		}
+		o.Log.Info("manifest of a ConfigMap the ACI no longer names deleted", "cluster", c.ID, "file", mf.FileName)
+	}
+	return markManifests(ctx, o, in, nil)
+}
+
+// madeManifests is the ACI's annotationManifests.
+func madeManifests(aci engine.Object) []string {
+	var b struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(aci.Body, &b)
+	if v := b.Metadata.Annotations[annotationManifests]; v != "" {
+		return strings.Split(v, ",")
+	}
+	return nil
+}
+
+// markManifests records files (none: the annotation removed) as the
+// manifests the ACI's ConfigMaps made.
+func markManifests(ctx context.Context, o Options, in install, files []string) error {
+	var body map[string]any
+	if err := json.Unmarshal(in.aci.Body, &body); err != nil {
+		return err
+	}
+	md, _ := body["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		body["metadata"] = md
+	}
+	ann, _ := md["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+	}
+	if len(files) == 0 {
+		delete(ann, annotationManifests)
+	} else {
+		ann[annotationManifests] = strings.Join(files, ",")
+	}
+	md["annotations"] = ann
+	return putBody(ctx, o, in.aci, body)
 }

@@ -2,6 +2,7 @@ package acm_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -119,6 +120,49 @@ func TestManifestDroppedFromConfigMapDeleted(t *testing.T) {
 		delete(b["data"].(map[string]any), "b.yaml")
 	}, false)
 	waitFor(t, s, "b.yaml deleted", func(m *engine.Model) bool { return files(m) == "openshift/a.yaml" })
+}
+
+// The ACI records the manifests its ConfigMaps made: once it names no
+// ConfigMap any more (manifestsConfigMapRefs emptied), they are deleted,
+// and a manifest stored otherwise (the REST API's, in the manifests
+// folder) stays.
+func TestManifestsOfRemovedConfigMapRefsDeleted(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "", "ConfigMap", "ns", "mf1", "cm-uid-1", `{"data":{"a.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"}}`)
+	put(t, s, "", "ConfigMap", "ns", "mf2", "cm-uid-2", `{"data":{"b.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"}}`)
+	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
+		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
+	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
+		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
+	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
+		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1},
+		"manifestsConfigMapRefs":[{"name":"mf1"},{"name":"mf2"}]}}`)
+	aci := engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}
+	files := func(m *engine.Model) string {
+		c, _ := m.Cluster(aciUID)
+		var out []string
+		for _, mf := range c.Manifests {
+			out = append(out, mf.Folder+"/"+mf.FileName)
+		}
+		return strings.Join(out, ",")
+	}
+	recorded := func(m *engine.Model) string {
+		o, _ := m.Object(aci.Key())
+		var b struct {
+			Metadata struct{ Annotations map[string]string }
+		}
+		_ = json.Unmarshal(o.Body, &b)
+		return b.Metadata.Annotations["rackboot.io/configmap-manifests"]
+	}
+	waitFor(t, s, "both manifests, recorded", func(m *engine.Model) bool {
+		return files(m) == "openshift/a.yaml,openshift/b.yaml" && recorded(m) == "a.yaml,b.yaml"
+	})
+	apply(t, s, &engine.PutManifest{ClusterID: aciUID, Manifest: engine.Manifest{Folder: "manifests", FileName: "user.yaml",
+		Content: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: user\n")}})
+	patch(t, s, aci, func(b map[string]any) { b["spec"].(map[string]any)["manifestsConfigMapRefs"] = []any{} }, true)
+	waitFor(t, s, "the ConfigMaps' manifests deleted, the record gone", func(m *engine.Model) bool {
+		return files(m) == "manifests/user.yaml" && recorded(m) == ""
+	})
 }
 
 // RequirementsMet counts the Agents provisionRequirements asks for now:

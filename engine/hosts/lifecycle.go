@@ -194,7 +194,8 @@ var unbindPendingFrom = []string{models.HostStatusInstalled, models.HostStatusEr
 // Unbind unbinds host id of infra-env ie from its cluster, with its
 // event, and re-evaluates the host and the cluster; a host past its
 // installation is unbinding-pending-user-action, as upstream's, until it
-// registers again.
+// registers again, and loses what the installation left on it
+// (engine.UnbindHost's Reset).
 func (s *Service) Unbind(ctx context.Context, ie, id string) error {
 	h, err := s.Host(ie, id)
 	if err != nil {
@@ -207,14 +208,15 @@ func (s *Service) Unbind(ctx context.Context, ie, id string) error {
 	if env.ClusterID != "" {
 		return fmt.Errorf("%w: host %s: infra-env %s is bound to cluster %s", ErrConflict, id, ie, env.ClusterID)
 	}
-	if _, err := s.store.Apply(ctx, &engine.UnbindHost{ID: id}); err != nil {
+	reset := h.ClusterID != "" && slices.Contains(unbindPendingFrom, h.Status)
+	if _, err := s.store.Apply(ctx, &engine.UnbindHost{ID: id, Reset: reset}); err != nil {
 		return fmt.Errorf("unbind host: %w", err)
 	}
 	if h.ClusterID != "" {
 		s.Event(ctx, engine.Event{Name: "host_unbind_succeeded", Severity: "info", ClusterID: h.ClusterID,
 			InfraEnvID: ie, HostID: id, Message: fmt.Sprintf("Host %s: unbound from cluster %s", s.HostName(h), h.ClusterID)})
 	}
-	if h.ClusterID != "" && slices.Contains(unbindPendingFrom, h.Status) {
+	if reset {
 		st := models.HostStatusUnbindingPendingUserAction
 		_, err := s.store.Apply(ctx, &engine.SetHostStatus{ID: id, Status: st, StatusInfo: infoUnbinding, From: []string{h.Status},
 			Event: &engine.Event{Name: "host_status_updated", Severity: SeverityOf(st),

@@ -15,8 +15,7 @@ import (
 // lists them. They are not stored as objects: a list maps the kept
 // domain events when it is served.
 func eventResource() *Resource {
-	return &Resource{Version: versionV1, Kind: "Event", Plural: "events", Singular: "event", ShortNames: []string{"ev"},
-		Namespaced: true,
+	return &Resource{
 		Columns: []Column{
 			{Name: "Last Seen", Type: "date", JSONPath: ".lastTimestamp"},
 			{Name: "Type", Type: "string", JSONPath: ".type"},

@@ -1,6 +1,10 @@
 package kubeapi
 
-import "k8s.io/apimachinery/pkg/util/managedfields"
+import (
+	"k8s.io/apimachinery/pkg/util/managedfields"
+
+	"github.com/rackboot/rackboot/engine/kubekinds"
+)
 
 // Column is a printer column: upstream's additionalPrinterColumns of the
 // kind's CRD (or the core printer's for v1 kinds).
@@ -55,35 +59,51 @@ var ageColumn = Column{Name: "Age", Type: "date", JSONPath: ".metadata.creationT
 
 // Groups of the kinds (upstream's).
 const (
-	groupHive      = "hive.openshift.io"
-	groupHiveExt   = "extensions.hive.openshift.io"
-	groupAgent     = "agent-install.openshift.io"
-	groupMetal3    = "metal3.io"
-	versionV1      = "v1"
-	versionV1beta1 = "v1beta1"
+	groupHive      = kubekinds.GroupHive
+	groupHiveExt   = kubekinds.GroupHiveExt
+	groupAgent     = kubekinds.GroupAgent
+	groupMetal3    = kubekinds.GroupMetal3
+	versionV1      = kubekinds.VersionV1
+	versionV1beta1 = kubekinds.VersionV1beta1
 )
 
-// resources returns the served kinds. The printer columns are upstream's:
-// openshift/assisted-service config/crd/bases, openshift/hive config/crds,
-// metal3-io/baremetal-operator config/base/crds/bases.
+// resources returns the served kinds: kubekinds' list, with each kind's
+// status subresource, printer columns and core printer from presentation.
 func resources() []*Resource {
-	return []*Resource{
-		{Version: versionV1, Kind: "Namespace", Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"}, Status: true,
+	pres := presentation()
+	var out []*Resource
+	for _, k := range kubekinds.Served() {
+		r := pres[k.Group+"/"+k.Kind]
+		if r == nil {
+			r = &Resource{}
+		}
+		r.Group, r.Version, r.Kind, r.Plural, r.Singular = k.Group, k.Version, k.Kind, k.Plural, k.Singular
+		r.ShortNames, r.Namespaced = k.ShortNames, k.Namespaced
+		out = append(out, r)
+	}
+	return out
+}
+
+// presentation returns, by "group/kind", what the API adds to the served
+// kinds. The printer columns are upstream's: openshift/assisted-service
+// config/crd/bases, openshift/hive config/crds,
+// metal3-io/baremetal-operator config/base/crds/bases.
+func presentation() map[string]*Resource {
+	return map[string]*Resource{
+		"/Namespace": {Status: true,
 			Columns: []Column{{Name: "Status", Type: "string", Description: "The status of the namespace"}, ageColumn},
 			Core:    namespaceCells},
-		{Version: versionV1, Kind: "Secret", Plural: "secrets", Singular: "secret", Namespaced: true,
+		"/Secret": {
 			Columns: []Column{
 				{Name: "Type", Type: "string", Description: "The type of the secret"},
 				{Name: "Data", Type: "string", Description: "The number of entries in the data"}, ageColumn},
 			Core: secretCells},
-		{Version: versionV1, Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"}, Namespaced: true,
+		"/ConfigMap": {
 			Columns: []Column{{Name: "Data", Type: "string", Description: "The number of entries in the data"}, ageColumn},
 			Core:    configMapCells},
-		{Group: groupHive, Version: versionV1, Kind: "ClusterImageSet", Plural: "clusterimagesets", Singular: "clusterimageset",
-			ShortNames: []string{"imgset"}, Status: true,
+		groupHive + "/ClusterImageSet": {Status: true,
 			Columns: []Column{{Name: "Release", Type: "string", JSONPath: ".spec.releaseImage"}, ageColumn}},
-		{Group: groupHive, Version: versionV1, Kind: "ClusterDeployment", Plural: "clusterdeployments", Singular: "clusterdeployment",
-			ShortNames: []string{"cd"}, Namespaced: true, Status: true,
+		groupHive + "/ClusterDeployment": {Status: true,
 			Columns: []Column{
 				{Name: "InfraID", Type: "string", JSONPath: ".spec.clusterMetadata.infraID"},
 				{Name: "Platform", Type: "string", JSONPath: `.metadata.labels.hive\.openshift\.io/cluster-platform`},
@@ -93,18 +113,14 @@ func resources() []*Resource {
 				{Name: "ProvisionStatus", Type: "string", JSONPath: `.status.conditions[?(@.type=='Provisioned')].reason`},
 				{Name: "PowerState", Type: "string", JSONPath: ".status.powerState"},
 				ageColumn}},
-		{Group: groupHiveExt, Version: versionV1beta1, Kind: "AgentClusterInstall", Plural: "agentclusterinstalls",
-			Singular: "agentclusterinstall", ShortNames: []string{"aci"}, Namespaced: true, Status: true,
+		groupHiveExt + "/AgentClusterInstall": {Status: true,
 			Columns: []Column{
 				{Name: "Cluster", Type: "string", JSONPath: ".spec.clusterDeploymentRef.name", Description: "The name of the cluster the AgentClusterInstall is for."},
 				{Name: "State", Type: "string", JSONPath: ".status.debugInfo.state", Description: "The state of the cluster installation."}}},
-		{Group: groupAgent, Version: versionV1beta1, Kind: "InfraEnv", Plural: "infraenvs", Singular: "infraenv",
-			Namespaced: true, Status: true,
+		groupAgent + "/InfraEnv": {Status: true,
 			Columns: []Column{{Name: "ISO Created At", Type: "date", JSONPath: ".status.createdTime", Description: "The time at which the InfraEnv ISO was generated"}}},
-		{Group: groupAgent, Version: versionV1beta1, Kind: "NMStateConfig", Plural: "nmstateconfigs", Singular: "nmstateconfig",
-			Namespaced: true, Status: true, Columns: []Column{ageColumn}},
-		{Group: groupAgent, Version: versionV1beta1, Kind: "Agent", Plural: "agents", Singular: "agent",
-			Namespaced: true, Status: true,
+		groupAgent + "/NMStateConfig": {Status: true, Columns: []Column{ageColumn}},
+		groupAgent + "/Agent": {Status: true,
 			Columns: []Column{
 				{Name: "Cluster", Type: "string", JSONPath: ".spec.clusterDeploymentName.name", Description: "The name of the cluster the Agent registered to."},
 				{Name: "Approved", Type: "boolean", JSONPath: ".spec.approved", Description: "The `Approve` state of the Agent."},
@@ -112,10 +128,8 @@ func resources() []*Resource {
 				{Name: "Stage", Type: "string", JSONPath: ".status.progress.currentStage", Description: "The HostStage of the Agent."},
 				{Name: "Hostname", Type: "string", JSONPath: ".status.inventory.hostname", Priority: 1, Description: "The hostname of the Agent."},
 				{Name: "Requested Hostname", Type: "string", JSONPath: ".spec.hostname", Priority: 1, Description: "The requested hostname for the Agent."}}},
-		{Group: groupAgent, Version: versionV1beta1, Kind: "AgentServiceConfig", Plural: "agentserviceconfigs",
-			Singular: "agentserviceconfig", Status: true, Columns: []Column{ageColumn}},
-		{Group: groupMetal3, Version: "v1alpha1", Kind: "BareMetalHost", Plural: "baremetalhosts", Singular: "baremetalhost",
-			ShortNames: []string{"bmh", "bmhost"}, Namespaced: true, Status: true,
+		groupAgent + "/AgentServiceConfig": {Status: true, Columns: []Column{ageColumn}},
+		groupMetal3 + "/BareMetalHost": {Status: true,
 			Columns: []Column{
 				{Name: "Status", Type: "string", JSONPath: ".status.operationalStatus", Priority: 1, Description: "Operational status"},
 				{Name: "State", Type: "string", JSONPath: ".status.provisioning.state", Description: "Provisioning status"},
@@ -125,6 +139,6 @@ func resources() []*Resource {
 				{Name: "Online", Type: "string", JSONPath: ".spec.online", Description: "Whether the host is online or not"},
 				{Name: "Error", Type: "string", JSONPath: ".status.errorType", Description: "Type of the most recent error"},
 				ageColumn}},
-		eventResource(),
+		"/Event": eventResource(),
 	}
 }

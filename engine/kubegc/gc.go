@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"slices"
 	"strings"
 
 	"github.com/rackboot/rackboot/engine"
+	"github.com/rackboot/rackboot/engine/kubekinds"
 )
 
 // ownerReference is the part of metav1.OwnerReference the collector reads.
@@ -156,35 +156,27 @@ func orphaned(m *engine.Model, obj engine.Object) bool {
 	return len(owners) > 0
 }
 
-// served are the kinds engine/kubeapi serves (by group): an owner of
-// another kind cannot be looked up, and, as Kubernetes' collector does
-// with an owner it cannot resolve, is taken to exist.
-var served = map[string][]string{
-	"":                             {"Namespace", "Secret", "ConfigMap", "Event"},
-	"hive.openshift.io":            {"ClusterImageSet", "ClusterDeployment"},
-	"extensions.hive.openshift.io": {"AgentClusterInstall"},
-	"agent-install.openshift.io":   {"InfraEnv", "NMStateConfig", "Agent", "AgentServiceConfig"},
-	"metal3.io":                    {"BareMetalHost"},
-}
-
-// exists reports whether owner r of an object of namespace ns exists: in
-// ns, else cluster-scoped, with r's uid (or is of a kind not served).
+// exists reports whether owner r of an object of namespace ns exists
+// (in ns if its kind is namespaced, else cluster-scoped) with r's uid, or
+// is of a kind not served: an owner that cannot be looked up is taken to
+// exist, as Kubernetes' collector does with an owner it cannot resolve.
 func exists(m *engine.Model, ns string, r ownerReference) bool {
 	group := ""
 	if i := strings.LastIndex(r.APIVersion, "/"); i >= 0 {
 		group = r.APIVersion[:i]
 	}
-	if !slices.Contains(served[group], r.Kind) {
+	k, ok := kubekinds.Lookup(group, r.Kind)
+	if !ok {
 		return true
 	}
-	for _, space := range []string{ns, ""} {
-		o, ok := m.Object(engine.ObjectRef{Group: group, Kind: r.Kind, Namespace: space, Name: r.Name}.Key())
-		if ok && (r.UID == "" || o.UID == r.UID) {
-			return true
-		}
-		if space == "" {
-			break
-		}
+	switch {
+	case !k.Namespaced:
+		ns = ""
+	case ns == "":
+		// a cluster-scoped dependent of a namespaced owner: unresolvable
+		// (kube-controller-manager's OwnerRefInvalidNamespace), kept
+		return true
 	}
-	return false
+	o, ok := m.Object(engine.ObjectRef{Group: group, Kind: r.Kind, Namespace: ns, Name: r.Name}.Key())
+	return ok && (r.UID == "" || o.UID == r.UID)
 }

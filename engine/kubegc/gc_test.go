@@ -3,11 +3,14 @@ package kubegc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rackboot/rackboot/engine"
 	"github.com/rackboot/rackboot/engine/enginetest"
 	"github.com/rackboot/rackboot/engine/kubegc"
+	"github.com/rackboot/rackboot/engine/kubekinds"
 )
 
 func put(t *testing.T, s *enginetest.Store, ref engine.ObjectRef, uid, body string) {
@@ -102,4 +105,57 @@ func TestRun(t *testing.T) {
 	enginetest.WaitFor(t, s, "the dependent deleted", func(m *engine.Model) bool { _, ok := m.Object(dep.Key()); return !ok })
 	put(t, s, late, "d-2", owned(ref))
 	enginetest.WaitFor(t, s, "the late dependent deleted", func(m *engine.Model) bool { _, ok := m.Object(late.Key()); return !ok })
+}
+
+// An owner of every served kind is looked up where its kind lives
+// (kubekinds: namespaced in the dependent's namespace, else
+// cluster-scoped): while it exists its dependent stays, once deleted the
+// dependent goes. A cluster-scoped dependent naming a namespaced owner is
+// unresolvable and stays, as kube-controller-manager keeps it.
+func TestCollectEveryServedKind(t *testing.T) {
+	s := enginetest.NewStore()
+	ctx := context.Background()
+	put(t, s, engine.NamespaceRef("ns"), "n", `{}`)
+	var owners, deps []engine.ObjectRef
+	for i, k := range kubekinds.Served() {
+		if k.Kind == "Event" || k.Kind == "Namespace" { // not stored objects; the dependents' own namespace
+			continue
+		}
+		owner := engine.ObjectRef{Group: k.Group, Kind: k.Kind, Name: "owner"}
+		if k.Namespaced {
+			owner.Namespace = "ns"
+		}
+		uid := fmt.Sprintf("o-%d", i)
+		put(t, s, owner, uid, `{}`)
+		apiVersion := k.Version
+		if k.Group != "" {
+			apiVersion = k.Group + "/" + k.Version
+		}
+		dep := engine.ObjectRef{Kind: "ConfigMap", Namespace: "ns", Name: "dep-of-" + strings.ToLower(k.Kind)}
+		put(t, s, dep, "d-"+uid, owned(fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"name":"owner","uid":%q}`, apiVersion, k.Kind, uid)))
+		owners, deps = append(owners, owner), append(deps, dep)
+	}
+	clusterDep := engine.ObjectRef{Group: kubekinds.GroupHive, Kind: "ClusterImageSet", Name: "of-a-namespaced-owner"}
+	put(t, s, clusterDep, "c-1", owned(`{"apiVersion":"hive.openshift.io/v1","kind":"ClusterDeployment","name":"gone","uid":"x"}`))
+	if n := kubegc.Collect(ctx, s, nil); n != 0 {
+		t.Fatalf("collected %d with every owner there", n)
+	}
+	for _, ref := range owners {
+		if _, err := s.Apply(ctx, &engine.DeleteObject{Ref: ref}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := kubegc.Collect(ctx, s, nil); n != len(deps) {
+		t.Errorf("collected %d, want %d", n, len(deps))
+	}
+	s.Read(func(m *engine.Model) {
+		for _, ref := range deps {
+			if _, ok := m.Object(ref.Key()); ok {
+				t.Errorf("%s kept, its owner gone", ref.Key())
+			}
+		}
+		if _, ok := m.Object(clusterDep.Key()); !ok {
+			t.Errorf("%s collected, its namespaced owner unresolvable", clusterDep.Key())
+		}
+	})
 }
