@@ -148,15 +148,7 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	// differs from it was changed by the user (kubectl patch) and goes to
 	// the host; else a host that differs from it was changed through the
 	// REST API and goes to the Agent's spec.
-	md, _ := body["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-		body["metadata"] = md
-	}
-	ann, _ := md["annotations"].(map[string]any)
-	if ann == nil {
-		ann = map[string]any{}
-	}
+	ann := annotations(body)
 	var synced agentSpec
 	if s, ok := ann[annotationSynced].(string); !ok || json.Unmarshal([]byte(s), &synced) != nil {
 		synced = hostSpec(p.host)
@@ -184,7 +176,6 @@ func reconcileAgent(ctx context.Context, o Options, p agentPair) error {
 	}
 	sb, _ := json.Marshal(synced)
 	ann[annotationSynced] = string(sb)
-	md["annotations"] = ann
 	st := agentStatus(p.host)
 	if syncErr != nil { // the user's spec is refused: upstream's InputError
 		conds := st["conditions"].([]any)

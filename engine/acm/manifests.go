@@ -162,24 +162,5 @@ func madeManifests(aci engine.Object) []string {
 // markManifests records files (none: the annotation removed) as the
 // manifests the ACI's ConfigMaps made.
 func markManifests(ctx context.Context, o Options, in install, files []string) error {
-	var body map[string]any
-	if err := json.Unmarshal(in.aci.Body, &body); err != nil {
-		return err
-	}
-	md, _ := body["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-		body["metadata"] = md
-	}
-	ann, _ := md["annotations"].(map[string]any)
-	if ann == nil {
-		ann = map[string]any{}
-	}
-	if len(files) == 0 {
-		delete(ann, annotationManifests)
-	} else {
-		ann[annotationManifests] = strings.Join(files, ",")
-	}
-	md["annotations"] = ann
-	return putBody(ctx, o, in.aci, body)
+	return putAnnotation(ctx, o, in.aci, annotationManifests, strings.Join(files, ","))
 }

@@ -29,3 +29,35 @@ func putBody(ctx context.Context, o Options, obj engine.Object, body map[string]
 	}
 	return err
 }
+
+// annotations is body's metadata.annotations, made (and put in place)
+// when it has none.
+func annotations(body map[string]any) map[string]any {
+	md, _ := body["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		body["metadata"] = md
+	}
+	ann, _ := md["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+		md["annotations"] = ann
+	}
+	return ann
+}
+
+// putAnnotation stores obj with its annotation key set to value, or
+// removed when value is "" (as putBody: left alone if changed meanwhile).
+func putAnnotation(ctx context.Context, o Options, obj engine.Object, key, value string) error {
+	var body map[string]any
+	if err := json.Unmarshal(obj.Body, &body); err != nil {
+		return err
+	}
+	ann := annotations(body)
+	if value == "" {
+		delete(ann, key)
+	} else {
+		ann[key] = value
+	}
+	return putBody(ctx, o, obj, body)
+}

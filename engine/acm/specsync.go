@@ -37,22 +37,7 @@ func syncedGen(o Options, in install) string {
 
 // markSynced records on the ACI that gen (syncedGen) was taken.
 func markSynced(ctx context.Context, o Options, in install, gen string) error {
-	var body map[string]any
-	if err := json.Unmarshal(in.aci.Body, &body); err != nil {
-		return err
-	}
-	md, _ := body["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-		body["metadata"] = md
-	}
-	ann, _ := md["annotations"].(map[string]any)
-	if ann == nil {
-		ann = map[string]any{}
-	}
-	ann[annotationSyncedGen] = gen
-	md["annotations"] = ann
-	return putBody(ctx, o, in.aci, body)
+	return putAnnotation(ctx, o, in.aci, annotationSyncedGen, gen)
 }
 
 // synced reports whether gen (syncedGen) was taken already.

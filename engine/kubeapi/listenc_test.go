@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"encoding/json"
+	"github.com/rackboot/rackboot/engine/kubekinds"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // decoding their spec and status (1.50 stays as stored; a decode into
 // maps writes 1.5), and say what the whole rendered objects say.
 func TestListItemsKeepBodyUndecoded(t *testing.T) {
-	agent := &Resource{Group: groupAgent, Version: "v1beta1", Kind: "Agent"}
+	agent := &Resource{Resource: kubekinds.Resource{Group: groupAgent, Version: "v1beta1", Kind: "Agent"}}
 	h := &Handler{}
 	var objs []engine.Object
 	for _, n := range []string{"a1", "a2"} {

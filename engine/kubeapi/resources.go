@@ -18,13 +18,7 @@ type Column struct {
 
 // Resource is one kind the API serves.
 type Resource struct {
-	Group      string // "" for the core group
-	Version    string
-	Kind       string
-	Plural     string
-	Singular   string
-	ShortNames []string
-	Namespaced bool
+	kubekinds.Resource
 	// Status: the kind has a status subresource, so writes to the object
 	// keep the stored status and /status writes change only it.
 	Status  bool
@@ -77,8 +71,7 @@ func resources() []*Resource {
 		if r == nil {
 			r = &Resource{}
 		}
-		r.Group, r.Version, r.Kind, r.Plural, r.Singular = k.Group, k.Version, k.Kind, k.Plural, k.Singular
-		r.ShortNames, r.Namespaced = k.ShortNames, k.Namespaced
+		r.Resource = k
 		out = append(out, r)
 	}
 	return out

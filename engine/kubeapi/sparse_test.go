@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/rackboot/rackboot/engine/kubekinds"
 	"net/http/httptest"
 	"reflect"
 	"runtime"
@@ -75,7 +76,7 @@ func mustSparse(t *testing.T, h *Handler, res *Resource, o engine.Object) map[st
 // decoding its spec and status (only metadata is rebuilt), and says what
 // the whole rendered object says.
 func TestWatchLineKeepsBodyUndecoded(t *testing.T) {
-	agent := &Resource{Group: groupAgent, Version: "v1beta1", Kind: "Agent"}
+	agent := &Resource{Resource: kubekinds.Resource{Group: groupAgent, Version: "v1beta1", Kind: "Agent"}}
 	h := &Handler{}
 	o := engine.Object{ObjectRef: engine.ObjectRef{Group: groupAgent, Kind: "Agent", Namespace: "ns", Name: "a1"}, UID: "u1",
 		Body: json.RawMessage(`{"metadata":{"labels":{"l":"1"}},"spec":{"approved":true,"n":1.50},"status":{"inventory":{"hostname":"x","cpu":{"count":4}}}}`)}

@@ -2,6 +2,7 @@ package kubeapi
 
 import (
 	"fmt"
+	"github.com/rackboot/rackboot/engine/kubekinds"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // keeps only the latest encCacheSize changes.
 func TestWatchersShareOneEncoding(t *testing.T) {
 	c := newEncCache()
-	agent := &Resource{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: "Agent"}
+	agent := &Resource{Resource: kubekinds.Resource{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: "Agent"}}
 	o := engine.Object{ObjectRef: engine.ObjectRef{Group: agent.Group, Kind: "Agent", Namespace: "ns", Name: "a1"}}
 	o.Revision = 7
 	var encodes atomic.Int64
@@ -74,7 +75,7 @@ func TestWatchersShareOneEncoding(t *testing.T) {
 // catching up on a burst of changes) still finds their lines encoded.
 func TestLaggingWatcherSharesEncoding(t *testing.T) {
 	c := newEncCache()
-	agent := &Resource{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: "Agent"}
+	agent := &Resource{Resource: kubekinds.Resource{Group: "agent-install.openshift.io", Version: "v1beta1", Kind: "Agent"}}
 	encodes := 0
 	enc := func() ([]byte, error) { encodes++; return []byte("l"), nil }
 	o := engine.Object{ObjectRef: engine.ObjectRef{Group: agent.Group, Kind: "Agent", Namespace: "ns", Name: "a"}}

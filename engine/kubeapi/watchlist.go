@@ -1,6 +1,7 @@
 package kubeapi
 
 import (
+	"github.com/rackboot/rackboot/engine/kubekinds"
 	"net/http"
 	"strconv"
 	"time"
@@ -62,7 +63,7 @@ func parseWatchOptions(r *http.Request) (watchOptions, error) {
 			"Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true", metav1.CauseTypeForbidden})
 	}
 	if len(causes) > 0 {
-		return o, errInvalid(&Resource{Group: metav1.GroupName, Kind: "ListOptions"}, "", causes...)
+		return o, errInvalid(&Resource{Resource: kubekinds.Resource{Group: metav1.GroupName, Kind: "ListOptions"}}, "", causes...)
 	}
 	return o, nil
 }

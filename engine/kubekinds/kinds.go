@@ -1,7 +1,7 @@
 package kubekinds
 
-// Kind is one served kind.
-type Kind struct {
+// Resource is one served kind: its group, version and names.
+type Resource struct {
 	Group      string // "" for the core group
 	Version    string
 	Kind       string
@@ -23,8 +23,8 @@ const (
 
 // Served returns the served kinds, in discovery order (a new slice each
 // call).
-func Served() []Kind {
-	return []Kind{
+func Served() []Resource {
+	return []Resource{
 		{Version: VersionV1, Kind: "Namespace", Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"}},
 		{Version: VersionV1, Kind: "Secret", Plural: "secrets", Singular: "secret", Namespaced: true},
 		{Version: VersionV1, Kind: "ConfigMap", Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"}, Namespaced: true},
@@ -45,11 +45,11 @@ func Served() []Kind {
 }
 
 // Lookup returns the served kind of group and name.
-func Lookup(group, kind string) (Kind, bool) {
+func Lookup(group, kind string) (Resource, bool) {
 	for _, k := range Served() {
 		if k.Group == group && k.Kind == kind {
 			return k, true
 		}
 	}
-	return Kind{}, false
+	return Resource{}, false
 }
