@@ -82,12 +82,17 @@ func (c *PutObject) apply(tx *Tx) (any, error) {
 // DeleteObject removes a Kubernetes-style object; with IfRevision set only
 // if it was last changed at that log index. An object with finalizers is
 // only marked (its DeletionTimestamp set, once): it goes when a PutObject
-// removes the last one. Deleting a Namespace deletes every object in it
-// and marks it Terminating until the last one is gone (cmd_namespace.go).
+// removes the last one. Propagation (propagation.go) first sets the
+// garbage collector's orphan or foregroundDeletion finalizer, or removes
+// it, as kube-apiserver does, also on an object already being deleted.
+// Deleting a Namespace deletes every object in it and marks it
+// Terminating until the last one is gone (cmd_namespace.go); Propagation
+// is not applied to it.
 type DeleteObject struct {
 	Stamp
-	Ref        ObjectRef `json:"ref"`
-	IfRevision uint64    `json:"if_revision,omitempty"`
+	Ref         ObjectRef `json:"ref"`
+	IfRevision  uint64    `json:"if_revision,omitempty"`
+	Propagation string    `json:"propagation,omitempty"`
 }
 
 // Type implements Command.
@@ -109,12 +114,23 @@ func (c *DeleteObject) apply(tx *Tx) (any, error) {
 		deleteNamespace(tx, cur)
 		return nil, nil
 	}
-	if len(cur.Finalizers()) > 0 {
-		if cur.Deleting() {
+	o := *cur
+	fs, changed, err := propagationFinalizers(cur.Finalizers(), c.Propagation)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		if o, err = o.WithFinalizers(fs); err != nil {
+			return nil, invalid("%v", err)
+		}
+	}
+	if len(fs) > 0 {
+		if cur.Deleting() && !changed {
 			return nil, nil
 		}
-		o := *cur
-		o.DeletionTimestamp = deletionTime(tx)
+		if !o.Deleting() {
+			o.DeletionTimestamp = deletionTime(tx)
+		}
 		tx.putObject(key, &o)
 		tx.attach(&o)
 		return nil, nil

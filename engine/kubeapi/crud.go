@@ -2,7 +2,6 @@ package kubeapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -274,11 +273,9 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, req *request) e
 	if err != nil {
 		return err
 	}
-	var opts metav1.DeleteOptions
-	if b, _ := io.ReadAll(r.Body); len(b) > 0 {
-		if err := json.Unmarshal(b, &opts); err != nil {
-			return errBadRequest("the delete options are not valid: %v", err)
-		}
+	opts, err := deleteOptions(r)
+	if err != nil {
+		return err
 	}
 	var ifRev uint64
 	if p := opts.Preconditions; p != nil {
@@ -295,7 +292,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, req *request) e
 		}
 	}
 	if len(opts.DryRun) == 0 && r.URL.Query().Get("dryRun") == "" {
-		if _, err := h.opts.Store.Apply(r.Context(), &engine.DeleteObject{Ref: cur.ObjectRef, IfRevision: ifRev}); err != nil {
+		if _, err := h.opts.Store.Apply(r.Context(), &engine.DeleteObject{Ref: cur.ObjectRef, IfRevision: ifRev, Propagation: propagation(opts)}); err != nil {
 			return storeError(req.res, req.name, err)
 		}
 		// With finalizers the object stays, marked with its
