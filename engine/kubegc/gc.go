@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"strings"
 
@@ -14,18 +13,25 @@ import (
 
 // ownerReference is the part of metav1.OwnerReference the collector reads.
 type ownerReference struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
-	UID        string `json:"uid"`
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion"`
 }
 
+// blocks reports whether r holds its owner's foreground deletion.
+func (r ownerReference) blocks() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
+
 // collector keeps, from the change feed, the dependents of each owner
-// uid, so that an owner's deletion looks at its dependents only.
+// uid, so that an owner's deletion looks at its dependents only, and the
+// owners being deleted that wait for the collector (their orphan or
+// foregroundDeletion finalizer).
 type collector struct {
-	store engine.Store
-	log   *slog.Logger
-	deps  map[string]map[string]bool // owner uid → dependent keys
+	store   engine.Store
+	log     *slog.Logger
+	deps    map[string]map[string]bool // owner uid → dependent keys
+	pending map[string]bool            // keys of the owners that wait
 }
 
 // Run collects once, then after the changes that can orphan an object
@@ -57,16 +63,19 @@ func Collect(ctx context.Context, store engine.Store, log *slog.Logger) int {
 
 // full indexes every object's owners and collects the orphans.
 func (c *collector) full(ctx context.Context) int {
-	c.deps = map[string]map[string]bool{}
+	c.deps, c.pending = map[string]map[string]bool{}, map[string]bool{}
 	var keys []string
 	c.store.Read(func(m *engine.Model) {
 		for obj := range m.AllObjects() {
 			if len(c.index(obj)) > 0 {
 				keys = append(keys, obj.Key())
 			}
+			c.note(obj)
 		}
 	})
-	return c.collect(ctx, keys)
+	n := c.collect(ctx, keys)
+	c.propagate(ctx)
+	return n
 }
 
 // changes indexes the objects written and collects those written and
@@ -84,11 +93,23 @@ func (c *collector) changes(ctx context.Context, chs []engine.Change) {
 				keys = append(keys, k)
 			}
 			delete(c.deps, ch.Object.UID)
-		case len(c.index(*ch.Object)) > 0:
-			keys = append(keys, ch.ID)
+		default:
+			if len(c.index(*ch.Object)) > 0 {
+				keys = append(keys, ch.ID)
+			}
+			c.note(*ch.Object)
 		}
 	}
 	c.collect(ctx, keys)
+	c.propagate(ctx)
+}
+
+// note records obj as an owner that waits for the collector when it is
+// being deleted with the orphan or foregroundDeletion finalizer.
+func (c *collector) note(obj engine.Object) {
+	if obj.Deleting() && (hasFinalizer(obj, engine.FinalizerOrphan) || hasFinalizer(obj, engine.FinalizerForeground)) {
+		c.pending[obj.Key()] = true
+	}
 }
 
 // index records obj as a dependent of its owners, and returns them.
@@ -103,29 +124,30 @@ func (c *collector) index(obj engine.Object) []ownerReference {
 	return owners
 }
 
-// collect deletes the objects of keys none of whose owners exists.
+// collect looks at the objects of keys as kube-controller-manager's
+// attemptToDeleteItem does: one with an owner that exists (and is not
+// deleting its dependents in the foreground) stays, its references to
+// owners gone or deleting theirs removed; the others are deleted, in the
+// foreground when an owner is and the object has dependents of its own.
+// It returns how many it deleted.
 func (c *collector) collect(ctx context.Context, keys []string) int {
 	if len(keys) == 0 {
 		return 0
 	}
-	var orphans []engine.Object
+	var acts []action
 	c.store.Read(func(m *engine.Model) {
 		for _, k := range keys {
-			if obj, ok := m.Object(k); ok && !obj.Deleting() && orphaned(m, obj) {
-				orphans = append(orphans, obj)
+			if obj, ok := m.Object(k); ok && !obj.Deleting() {
+				if a, ok := c.decide(m, obj); ok {
+					acts = append(acts, a)
+				}
 			}
 		}
 	})
 	n := 0
-	for _, obj := range orphans {
-		_, err := c.store.Apply(ctx, &engine.DeleteObject{Ref: obj.ObjectRef, IfRevision: obj.Revision})
-		switch {
-		case err == nil:
+	for _, a := range acts {
+		if c.act(ctx, a) {
 			n++
-			c.log.Info("object whose owners are gone deleted", "object", obj.Key())
-		case !errors.Is(err, engine.ErrNotFound) && !errors.Is(err, engine.ErrConflict) && ctx.Err() == nil:
-			// changed meanwhile: its change is looked at next
-			c.log.Warn("object whose owners are gone not deleted", "object", obj.Key(), "err", err)
 		}
 	}
 	return n
@@ -145,29 +167,19 @@ func ownersOf(obj engine.Object) []ownerReference {
 	return b.Metadata.OwnerReferences
 }
 
-// orphaned reports whether obj names owners and none of them exists.
-func orphaned(m *engine.Model, obj engine.Object) bool {
-	owners := ownersOf(obj)
-	for _, r := range owners {
-		if exists(m, obj.Namespace, r) {
-			return false
-		}
-	}
-	return len(owners) > 0
-}
-
-// exists reports whether owner r of an object of namespace ns exists
-// (in ns if its kind is namespaced, else cluster-scoped) with r's uid, or
-// is of a kind not served: an owner that cannot be looked up is taken to
-// exist, as Kubernetes' collector does with an owner it cannot resolve.
-func exists(m *engine.Model, ns string, r ownerReference) bool {
+// lookup finds owner r of an object of namespace ns (in ns if its kind
+// is namespaced, else cluster-scoped); resolvable is false when it cannot
+// be looked up (a kind not served, a namespaced owner of a
+// cluster-scoped object): such an owner is taken to exist, as
+// Kubernetes' collector does with an owner it cannot resolve.
+func lookup(m *engine.Model, ns string, r ownerReference) (o engine.Object, found, resolvable bool) {
 	group := ""
 	if i := strings.LastIndex(r.APIVersion, "/"); i >= 0 {
 		group = r.APIVersion[:i]
 	}
 	k, ok := kubekinds.Lookup(group, r.Kind)
 	if !ok {
-		return true
+		return o, false, false
 	}
 	switch {
 	case !k.Namespaced:
@@ -175,8 +187,8 @@ func exists(m *engine.Model, ns string, r ownerReference) bool {
 	case ns == "":
 		// a cluster-scoped dependent of a namespaced owner: unresolvable
 		// (kube-controller-manager's OwnerRefInvalidNamespace), kept
-		return true
+		return o, false, false
 	}
-	o, ok := m.Object(engine.ObjectRef{Group: group, Kind: r.Kind, Namespace: ns, Name: r.Name}.Key())
-	return ok && (r.UID == "" || o.UID == r.UID)
+	o, found = m.Object(engine.ObjectRef{Group: group, Kind: r.Kind, Namespace: ns, Name: r.Name}.Key())
+	return o, found, true
 }
