@@ -32,7 +32,9 @@ func (k *kubeTest) owner(name string) string {
 
 // TestKubectlDeleteCascade: `kubectl delete --cascade=orphan` leaves the
 // dependents, without their reference to the owner; `--cascade=background`
-// (kubectl's default) deletes the owner at once and its dependents after.
+// (kubectl's default) deletes the owner at once and its dependents after;
+// delete options kube-apiserver refuses (`kubectl delete --raw` sends
+// them) are refused with its words and change nothing.
 func TestKubectlDeleteCascade(t *testing.T) {
 	k := newKubeTest(t)
 	k.must("create", "namespace", "gc1")
@@ -48,6 +50,16 @@ func TestKubectlDeleteCascade(t *testing.T) {
 
 	uid = k.owner("parent")
 	k.must("apply", "-f", writeFile(t, k.home, "child.yaml", ownedConfigMap("child", "parent", uid, true)))
+	// Options kube-apiserver refuses are refused so, and change nothing.
+	for opts, want := range map[string]string{
+		`{"propagationPolicy":"Sideways"}`: `The DeleteOptions "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"`,
+		`{"propagationPolicy":"Orphan","orphanDependents":true}`: `The DeleteOptions "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set`,
+	} {
+		k.fails(want, "delete", "--raw", "/api/v1/namespaces/gc1/configmaps/parent", "-f", writeFile(t, k.home, "opts.json", opts))
+	}
+	if got := k.must("get", "configmap", "parent", "-n", "gc1", "-o", "jsonpath={.metadata.deletionTimestamp}{.metadata.finalizers}"); got != "" {
+		t.Errorf("the owner after refused deletes: %q, want it untouched", got)
+	}
 	wantLines(t, "delete (background)", k.must("delete", "configmap", "parent", "-n", "gc1"), `configmap "parent" deleted`)
 	pollUntil(t, func() (bool, string) {
 		_, errOut, _ := k.run("get", "configmap", "child", "-n", "gc1")
