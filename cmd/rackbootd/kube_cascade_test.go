@@ -52,7 +52,7 @@ func TestKubectlDeleteCascade(t *testing.T) {
 	k.must("apply", "-f", writeFile(t, k.home, "child.yaml", ownedConfigMap("child", "parent", uid, true)))
 	// Options kube-apiserver refuses are refused so, and change nothing.
 	for opts, want := range map[string]string{
-		`{"propagationPolicy":"Sideways"}`: `The DeleteOptions "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"`,
+		`{"propagationPolicy":"Sideways"}`:                       `The DeleteOptions "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"`,
 		`{"propagationPolicy":"Orphan","orphanDependents":true}`: `The DeleteOptions "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set`,
 	} {
 		k.fails(want, "delete", "--raw", "/api/v1/namespaces/gc1/configmaps/parent", "-f", writeFile(t, k.home, "opts.json", opts))
