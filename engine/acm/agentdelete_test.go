@@ -65,3 +65,38 @@ func TestAgentOfDeregisteredHost(t *testing.T) {
 	apply(t, s, &engine.DeleteHost{ID: hostID, InfraEnvID: uid})
 	waitFor(t, s, "the Agent gone", func(m *engine.Model) bool { _, ok := agentNamed(m, hostID); return !ok })
 }
+
+// An Agent deleted with propagationPolicy Foreground or Orphan carries
+// the collector's finalizer beside its own ai-deprovision one: the
+// controller deregisters its host and removes its own, the collector
+// (engine/kubegc) removes the other, and the Agent goes once both are.
+func TestAgentDeletedWithPropagation(t *testing.T) {
+	s, _ := clusterEnv(t)
+	put(t, s, "agent-install.openshift.io", "InfraEnv", "ns", "ie", uid, `{"spec":{"pullSecretRef":{"name":"ps"}}}`)
+	waitFor(t, s, "the infra-env", func(m *engine.Model) bool { _, ok := m.InfraEnv(uid); return ok })
+	policies := map[string]string{hostID: engine.PropagateForeground, hostID2: engine.PropagateOrphan}
+	for id := range policies {
+		apply(t, s, &engine.RegisterHost{Host: engine.Host{ID: id, InfraEnvID: uid, Status: "discovering-unbound"}})
+	}
+	waitFor(t, s, "two Agents with the finalizer", func(m *engine.Model) bool {
+		for id := range policies {
+			if a, ok := agentNamed(m, id); !ok || len(a.Finalizers()) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	for id, p := range policies {
+		apply(t, s, &engine.DeleteObject{Ref: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "Agent", Namespace: "ns", Name: id}, Propagation: p})
+	}
+	waitFor(t, s, "the hosts and their Agents gone", func(m *engine.Model) bool {
+		for id := range policies {
+			_, host := m.Host(id)
+			_, agent := agentNamed(m, id)
+			if host || agent {
+				return false
+			}
+		}
+		return true
+	})
+}
