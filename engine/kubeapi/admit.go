@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -178,7 +179,8 @@ func noNewFinalizers(res *Resource, name string, md map[string]any, old []string
 		metav1.CauseTypeForbidden})
 }
 
-// checkMeta validates labels and annotations and returns the labels.
+// checkMeta validates labels, annotations and finalizers (names, and not
+// both orphan and foregroundDeletion) and returns the labels.
 func checkMeta(res *Resource, name string, md map[string]any) (map[string]string, *apiError) {
 	labels, err := stringMap(md["labels"])
 	if err != nil {
@@ -187,7 +189,15 @@ func checkMeta(res *Resource, name string, md map[string]any) (map[string]string
 	if _, err := stringMap(md["annotations"]); err != nil {
 		return nil, errInvalid(res, name, cause{"metadata.annotations", err.Error(), metav1.CauseTypeFieldValueInvalid})
 	}
-	if errs := metavalidation.ValidateLabels(labels, field.NewPath("metadata", "labels")); len(errs) > 0 {
+	var fs []string
+	if list, _ := md["finalizers"].([]any); len(list) > 0 {
+		for _, f := range list {
+			fs = append(fs, fmt.Sprint(f))
+		}
+	}
+	errs := metavalidation.ValidateLabels(labels, field.NewPath("metadata", "labels"))
+	errs = append(errs, apivalidation.ValidateFinalizers(fs, field.NewPath("metadata", "finalizers"))...)
+	if len(errs) > 0 {
 		var cs []cause
 		for _, e := range errs {
 			cs = append(cs, cause{e.Field, strings.TrimPrefix(e.Error(), e.Field+": "), metav1.CauseType(e.Type)})
