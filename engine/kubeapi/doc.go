@@ -21,7 +21,10 @@
 // selectors, the Table form with the printer columns, limit/continue
 // paging consistent at the first page's resourceVersion: paging.go;
 // resourceVersionMatch Exact and NotOlderThan: listmatch.go),
-// create, update, delete, patch (JSON merge patch, JSON patch, strategic
+// create, update, delete (its DeleteOptions' propagationPolicy read and
+// checked as kube-apiserver does, the engine's DeleteObject setting the
+// orphan or foregroundDeletion finalizer that engine/kubegc removes:
+// deleteopts.go), patch (JSON merge patch, JSON patch, strategic
 // merge patch for the v1 kinds by apimachinery's strategicpatch:
 // strategic.go, and server-side apply),
 // metadata.managedFields kept by apimachinery's field manager (managed.go),
