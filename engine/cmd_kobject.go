@@ -98,6 +98,10 @@ type DeleteObject struct {
 // Type implements Command.
 func (*DeleteObject) Type() Type { return TypeDeleteObject }
 
+// bodyVersion: a Propagation is version 2 (an older rackboot would delete
+// the object at once).
+func (c *DeleteObject) bodyVersion() byte { return versionIf(c.Propagation != "") }
+
 func (c *DeleteObject) apply(tx *Tx) (any, error) {
 	if err := c.Ref.check(); err != nil {
 		return nil, err

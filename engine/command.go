@@ -151,7 +151,7 @@ func commandTable() map[Type]decoder {
 		TypePutManifest:            v1[PutManifest],
 		TypeDeleteManifest:         v1[DeleteManifest],
 		TypePutObject:              v1[PutObject],
-		TypeDeleteObject:           v1[DeleteObject],
+		TypeDeleteObject:           v2[DeleteObject],
 	}
 }
 
