@@ -291,16 +291,21 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, req *request) e
 			ifRev = n
 		}
 	}
+	code := http.StatusOK
 	if len(opts.DryRun) == 0 && r.URL.Query().Get("dryRun") == "" {
 		if _, err := h.opts.Store.Apply(r.Context(), &engine.DeleteObject{Ref: cur.ObjectRef, IfRevision: ifRev, Propagation: propagation(opts)}); err != nil {
 			return storeError(req.res, req.name, err)
 		}
 		// With finalizers the object stays, marked with its
-		// deletionTimestamp: the answer shows it so.
+		// deletionTimestamp: the answer shows it so (202 Accepted when
+		// asked with orphanDependents false, as kube-apiserver answers).
 		if o, v, err := h.current(req); err == nil && o.Deleting() {
 			view = v
+			if od := opts.OrphanDependents; od != nil && !*od { //nolint:staticcheck // the deprecated option is still served
+				code = http.StatusAccepted
+			}
 		}
 	}
-	writeJSON(w, http.StatusOK, view)
+	writeJSON(w, code, view)
 	return nil
 }

@@ -52,6 +52,21 @@ func TestDeleteOptions(t *testing.T) {
 			t.Errorf("deleted with %s: %s, want the %s finalizer and a deletionTimestamp", policy, body, want)
 		}
 	}
+	// The deprecated orphanDependents: true is Orphan; false leaves the
+	// object's own finalizer to hold it and is answered 202 Accepted, as
+	// kube-apiserver answers it.
+	f.createAgent("od")
+	if code, body := f.do("DELETE", agentsPath+"/od?orphanDependents=true", "", ""); code != 200 || !strings.Contains(body, `"finalizers":["orphan"]`) {
+		t.Errorf("orphanDependents=true: %d %s, want 200 with the orphan finalizer", code, body)
+	}
+	held := `{"metadata":{"name":"held","finalizers":["example.com/hold","foregroundDeletion"]},"spec":{"approved":false,"role":""}}`
+	if code, body := f.do("POST", agentsPath, "application/json", held); code != 201 {
+		t.Fatalf("create held: %d %s", code, body)
+	}
+	if code, body := f.do("DELETE", agentsPath+"/held", "application/json", `{"orphanDependents":false}`); code != 202 ||
+		!strings.Contains(body, `"finalizers":["example.com/hold"]`) || !strings.Contains(body, `"deletionTimestamp"`) {
+		t.Errorf("orphanDependents=false of an object with a finalizer: %d %s, want 202, only its own finalizer left", code, body)
+	}
 	// Background (kubectl's default) takes the finalizer off again: the
 	// object goes at once, as kube-apiserver's store does.
 	if code, body := f.do("DELETE", agentsPath+"/of-orphan", "application/json", `{"propagationPolicy":"Background"}`); code != 200 {
