@@ -35,8 +35,9 @@ type collector struct {
 }
 
 // Run collects once, then after the changes that can orphan an object
-// (an owner deleted, a dependent written), until ctx ends (log nil: no
-// log).
+// (an owner deleted, a dependent written) or that an owner deleted with
+// the orphan or foregroundDeletion finalizer waits for (propagate.go),
+// until ctx ends (log nil: no log).
 func Run(ctx context.Context, store engine.Store, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -52,8 +53,9 @@ func Run(ctx context.Context, store engine.Store, log *slog.Logger) error {
 	return ctx.Err()
 }
 
-// Collect deletes the objects none of whose owners exists, and returns
-// how many it deleted (log nil: no log).
+// Collect deletes the objects none of whose owners exists, does the work
+// of the owners that wait for the collector, and returns how many objects
+// it deleted (log nil: no log).
 func Collect(ctx context.Context, store engine.Store, log *slog.Logger) int {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
