@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"iter"
 	"maps"
 	"net"
@@ -148,7 +149,7 @@ func (m *Model) LeaseCount() int { return len(m.leases) }
 func (m *Model) Events(after uint64) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		i, _ := slices.BinarySearchFunc(m.events, after+1, func(e *Event, seq uint64) int {
-			return cmpUint(e.Seq, seq)
+			return cmp.Compare(e.Seq, seq)
 		})
 		for _, e := range m.events[i:] {
 			if !yield(*e) {
@@ -156,16 +157,6 @@ func (m *Model) Events(after uint64) iter.Seq[Event] {
 			}
 		}
 	}
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func get[T any](objs map[string]*T, id string) (T, bool) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -79,15 +78,8 @@ func TestKubectlDeleteForeground(t *testing.T) {
 	k.must("apply", "-f", writeFile(t, k.home, "free.yaml", ownedConfigMap("free", "owner", uid, false)))
 	k.must("apply", "-f", writeFile(t, k.home, "held.yaml", ownedConfigMap("held", "owner", uid, true, "example.com/hold")))
 
-	cmd := exec.Command(kubectlBin, "delete", "configmap", "owner", "-n", "gc1", "--cascade=foreground", "--timeout=120s", "-v=6")
-	cmd.Env = k.env
-	var stdout, stderr syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	del := k.start("delete", "configmap", "owner", "-n", "gc1", "--cascade=foreground", "--timeout=120s", "-v=6")
+	stdout, stderr, done := del.stdout, del.stderr, del.done
 	pollUntil(t, func() (bool, string) {
 		_, errOut, _ := k.run("get", "configmap", "free", "-n", "gc1")
 		held, _, _ := k.run("get", "configmap", "held", "-n", "gc1", "-o", "jsonpath={.metadata.deletionTimestamp}")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,15 +53,8 @@ func TestKubectlNamespaceDeleteAndPaging(t *testing.T) {
 	// kubectl delete namespace waits until the Namespace is gone.
 	// -v=6 logs the DELETE once answered: the finalizer is removed after
 	// that, or a kubectl slow to start would find the namespace gone.
-	cmd := exec.Command(kubectlBin, "delete", "namespace", "kni21", "--timeout=120s", "-v=6")
-	cmd.Env = k.env
-	var stdout, stderr syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	del := k.start("delete", "namespace", "kni21", "--timeout=120s", "-v=6")
+	stdout, stderr, done := del.stdout, del.stderr, del.done
 	pollUntil(t, func() (bool, string) {
 		_, errOut, _ := k.run("get", "agentclusterinstalls", "-n", "kni21")
 		return strings.Contains(errOut, "No resources found"), "the ACI after its deprovision: " + errOut

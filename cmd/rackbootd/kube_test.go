@@ -113,6 +113,30 @@ func (k *kubeTest) run(args ...string) (stdout, stderr string, ok bool) {
 	return o.String(), e.String(), err == nil
 }
 
+// started is a kubectl command left running.
+type started struct {
+	done           <-chan error // its exit
+	stdout, stderr *syncBuffer
+}
+
+// start starts kubectl with args and leaves it running (killed when the
+// test ends).
+func (k *kubeTest) start(args ...string) started {
+	k.t.Helper()
+	cmd := exec.Command(kubectlBin, args...)
+	cmd.Env = k.env
+	s := started{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
+	if err := cmd.Start(); err != nil {
+		k.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	k.t.Cleanup(func() { _ = cmd.Process.Kill() })
+	s.done = done
+	return s
+}
+
 // registeredHostBecomesAgent registers a host as the discovery agent does
 // (the REST API, the agent token of the ipxeScript URL), waits for its
 // Agent, approves it with seed 002's kubectl patch and reads the approval

@@ -1,6 +1,7 @@
 package kubeapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -148,18 +149,8 @@ func newEvents(m *engine.Model, ns string, after uint64, pending []uint64) ([]en
 		after = e.Seq
 	}
 	still := slices.DeleteFunc(missing, func(seq uint64) bool { return seq+pendingEvents <= after })
-	slices.SortFunc(out, func(a, b engine.Object) int { return cmpRevision(a.Revision, b.Revision) })
+	slices.SortFunc(out, func(a, b engine.Object) int { return cmp.Compare(a.Revision, b.Revision) })
 	return out, still, after
-}
-
-func cmpRevision(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // waitEventChange waits for a change that appended domain events (or

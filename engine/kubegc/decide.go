@@ -1,6 +1,7 @@
 package kubegc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -89,18 +90,8 @@ func (c *collector) dependents(m *engine.Model, owner engine.Object) []engine.Ob
 			out = append(out, d)
 		}
 	}
-	slices.SortFunc(out, func(a, b engine.Object) int { return compare(a.Key(), b.Key()) })
+	slices.SortFunc(out, func(a, b engine.Object) int { return cmp.Compare(a.Key(), b.Key()) })
 	return out
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // hasFinalizer reports whether obj has finalizer f.

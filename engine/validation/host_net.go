@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -244,22 +245,12 @@ func hostNetworks(inv *models.Inventory, fam string) []hostNetwork {
 				nets = append(nets, p.Masked())
 			}
 		}
-		slices.SortFunc(nets, func(a, b netip.Prefix) int { return compareStrings(a.String(), b.String()) })
+		slices.SortFunc(nets, func(a, b netip.Prefix) int { return cmp.Compare(a.String(), b.String()) })
 		for _, n := range nets {
 			out = append(out, hostNetwork{cidr: n, nic: i.Name})
 		}
 	}
 	return out
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func checkNonOverlappingSubnets(h HostFacts, _ Thresholds) Result {
