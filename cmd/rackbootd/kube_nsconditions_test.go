@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestKubectlNamespaceConditionsWatched: a Terminating Namespace's
@@ -20,19 +19,7 @@ func TestKubectlNamespaceConditionsWatched(t *testing.T) {
 	k.must("delete", "namespace", "nsw", "--wait=false")
 	lines := k.watch("get", "namespace", "nsw", "-w",
 		"-o", `jsonpath={.status.phase} {.status.conditions[?(@.type=="NamespaceContentRemaining")].message}{"\n"}`)
-	next := func() string {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("kubectl get -w ended")
-			}
-			return l
-		case <-time.After(waitLimit):
-			t.Fatal("kubectl get -w printed no change of the conditions")
-		}
-		return ""
-	}
+	next := func() string { t.Helper(); return nextLine(t, lines, "change of the conditions") }
 	const two, one = "Terminating Some resources are remaining: configmaps. has 2 resource instances",
 		"Terminating Some resources are remaining: configmaps. has 1 resource instances"
 	if l := next(); l != two {

@@ -102,6 +102,23 @@ func (k *kubeTest) watch(args ...string) <-chan string {
 	return lines
 }
 
+// nextLine is the next line a kubectl watch printed, failing the test
+// when the watch ends or prints nothing for waitLimit (what it waits for
+// says which).
+func nextLine(t *testing.T, lines <-chan string, what string) string {
+	t.Helper()
+	select {
+	case l, ok := <-lines:
+		if !ok {
+			t.Fatal("kubectl get -w ended")
+		}
+		return l
+	case <-time.After(waitLimit):
+		t.Fatal("kubectl get -w printed no " + what)
+	}
+	return ""
+}
+
 // run runs kubectl and returns its stdout and stderr; ok is its success.
 func (k *kubeTest) run(args ...string) (stdout, stderr string, ok bool) {
 	k.t.Helper()
@@ -361,19 +378,7 @@ func TestKubectlWatch(t *testing.T) {
 	k.must("apply", "-f", manifests)
 
 	lines := k.watch("get", "agents", "-n", "kni21", "-w", "--output-watch-events")
-	next := func() string {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("kubectl get -w ended")
-			}
-			return l
-		case <-time.After(waitLimit):
-			t.Fatal("kubectl get -w printed nothing")
-		}
-		return ""
-	}
+	next := func() string { t.Helper(); return nextLine(t, lines, "line") }
 	if l := next(); !strings.HasPrefix(l, "EVENT") || !strings.Contains(l, "APPROVED") {
 		t.Fatalf("header %q", l)
 	}
