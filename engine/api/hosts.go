@@ -37,7 +37,7 @@ func (s *server) writeHost(w http.ResponseWriter, code int, ie, id string) error
 
 func (s *server) listHosts(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {
 	ie := r.PathValue("infra_env_id")
-	if _, err := s.infraEnv(ie); err != nil {
+	if _, err := s.hosts.InfraEnv(ie); err != nil {
 		return err
 	}
 	if v := r.URL.Query().Get("watch"); v != "" {

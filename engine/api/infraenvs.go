@@ -1,7 +1,6 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/rackboot/rackboot/engine"
@@ -24,24 +23,12 @@ func (s *server) listInfraEnvs(w http.ResponseWriter, r *http.Request, _ auth.Pr
 }
 
 func (s *server) writeInfraEnv(w http.ResponseWriter, code int, id string) error {
-	ie, err := s.infraEnv(id)
+	ie, err := s.hosts.InfraEnv(id)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, code, infraEnvOut(ie))
 	return nil
-}
-
-func (s *server) infraEnv(id string) (engine.InfraEnv, error) {
-	var (
-		ie engine.InfraEnv
-		ok bool
-	)
-	s.store.Read(func(m *engine.Model) { ie, ok = m.InfraEnv(id) })
-	if !ok {
-		return ie, fmt.Errorf("%w: infra-env %s", ErrNotFound, id)
-	}
-	return ie, nil
 }
 
 func (s *server) getInfraEnv(w http.ResponseWriter, r *http.Request, _ auth.Principal) error {

@@ -36,7 +36,7 @@ func installingStatuses() []string {
 // infra-env, one whose installation would be lost, or one of a cluster
 // that installs is refused (ErrConflict).
 func (s *Service) Register(ctx context.Context, ieID, id, version string, props map[string]string) error {
-	ie, err := s.infraEnv(ieID)
+	ie, err := s.InfraEnv(ieID)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 // that names none, as upstream.
 const DefaultCPUArchitecture = "x86_64"
 
-// infraEnv returns infra-env id.
-func (s *Service) infraEnv(id string) (engine.InfraEnv, error) {
+// InfraEnv returns infra-env id, or ErrNotFound.
+func (s *Service) InfraEnv(id string) (engine.InfraEnv, error) {
 	var (
 		ie engine.InfraEnv
 		ok bool

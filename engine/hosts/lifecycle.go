@@ -160,7 +160,7 @@ func (s *Service) Deregister(ctx context.Context, ie, id string) error {
 // Bind binds host id of infra-env ie to cluster clusterID, with its
 // event, and re-evaluates the host.
 func (s *Service) Bind(ctx context.Context, ie, id, clusterID string) error {
-	env, err := s.infraEnv(ie)
+	env, err := s.InfraEnv(ie)
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (s *Service) Unbind(ctx context.Context, ie, id string) error {
 	if err != nil {
 		return err
 	}
-	env, err := s.infraEnv(ie)
+	env, err := s.InfraEnv(ie)
 	if err != nil {
 		return err
 	}
