@@ -224,10 +224,9 @@ func (s *Service) Change(ctx context.Context, id string, p models.V2ClusterUpdat
 	if err != nil {
 		return err
 	}
-	var ok bool
-	s.store.Read(func(m *engine.Model) { _, ok = m.Cluster(id) })
-	if !ok {
-		return fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+	s.store.Read(func(m *engine.Model) { _, err = lookup(m, id) })
+	if err != nil {
+		return err
 	}
 	if p.PullSecret != nil {
 		ref := ClusterSecretName(id)
@@ -256,11 +255,13 @@ func (s *Service) Change(ctx context.Context, id string, p models.V2ClusterUpdat
 // "") the one of version, resolved as Register resolves them, with the
 // cluster_updated event; bad input writes nothing.
 func (s *Service) SetRelease(ctx context.Context, id, version, imageSetRef string) error {
-	var c engine.Cluster
-	var ok bool
-	s.store.Read(func(m *engine.Model) { c, ok = m.Cluster(id) })
-	if !ok {
-		return fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+	var (
+		c   engine.Cluster
+		err error
+	)
+	s.store.Read(func(m *engine.Model) { c, err = lookup(m, id) })
+	if err != nil {
+		return err
 	}
 	if version == "" && imageSetRef == "" {
 		return hosts.Invalid("openshift_version is required (or image_set_ref, whose version the cluster then takes)")
@@ -304,8 +305,7 @@ func (s *Service) Deregister(ctx context.Context, id string) error {
 func (s *Service) clusterInUse(id string) error {
 	var err error
 	s.store.Read(func(m *engine.Model) {
-		if _, ok := m.Cluster(id); !ok {
-			err = fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+		if _, err = lookup(m, id); err != nil {
 			return
 		}
 		for ie := range m.InfraEnvs() {

@@ -112,9 +112,9 @@ func (s *Service) artifact(id, key string, gated bool) ([]byte, engine.Cluster, 
 // credentialsReadable returns cluster id when its install artifacts can
 // be read: it exists, has them, and (gated) is in CredentialStatuses.
 func credentialsReadable(m *engine.Model, id string, gated bool) (engine.Cluster, error) {
-	c, ok := m.Cluster(id)
-	if !ok {
-		return c, fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+	c, err := lookup(m, id)
+	if err != nil {
+		return c, err
 	}
 	if gated && !slices.Contains(CredentialStatuses(), c.Status) {
 		return c, fmt.Errorf("%w: cluster %s is %s: its credentials are available once it is installed", hosts.ErrConflict, id, c.Status)

@@ -33,9 +33,7 @@ func (s *Service) clusterMove(ctx context.Context, id string,
 		err    error
 	)
 	s.store.Read(func(m *engine.Model) {
-		var ok bool
-		if c, ok = m.Cluster(id); !ok {
-			err = fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+		if c, err = lookup(m, id); err != nil {
 			return
 		}
 		before = slices.Collect(m.HostsOfCluster(id))

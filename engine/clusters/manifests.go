@@ -116,9 +116,8 @@ func (s *Service) InstallConfig(id string, overrides *string) ([]byte, error) {
 		err error
 	)
 	s.store.Read(func(m *engine.Model) {
-		c, ok := m.Cluster(id)
-		if !ok {
-			err = fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+		var c engine.Cluster
+		if c, err = lookup(m, id); err != nil {
 			return
 		}
 		if overrides != nil {

@@ -45,3 +45,12 @@ func New(o Options) (*Service, error) {
 	}
 	return s, nil
 }
+
+// lookup returns cluster id from m, or hosts.ErrNotFound.
+func lookup(m *engine.Model, id string) (engine.Cluster, error) {
+	c, ok := m.Cluster(id)
+	if !ok {
+		return c, fmt.Errorf("%w: cluster %s", hosts.ErrNotFound, id)
+	}
+	return c, nil
+}
