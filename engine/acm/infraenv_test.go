@@ -192,15 +192,8 @@ func TestAgentOverridesToHost(t *testing.T) {
 
 	setSpec("ignitionConfigOverrides", `{"ignition":`)
 	waitFor(t, s, "SpecSynced InputError", func(m *engine.Model) bool {
-		_, b, _ := agentOf(m)
-		st, _ := b["status"].(map[string]any)
-		conds, _ := st["conditions"].([]any)
-		if len(conds) == 0 {
-			return false
-		}
-		c := conds[0].(map[string]any)
-		return c["type"] == "SpecSynced" && c["status"] == "False" && c["reason"] == "InputError" &&
-			strings.HasPrefix(c["message"].(string), "The Spec could not be synced due to an input error: ")
+		msg, ok := specSyncedInputError(m)
+		return ok && strings.HasPrefix(msg, "The Spec could not be synced due to an input error: ")
 	})
 	s.Read(func(m *engine.Model) {
 		if h, _ := m.Host(hostID); h.IgnitionOverride != good {
@@ -219,19 +212,29 @@ func TestAgentOverridesToHost(t *testing.T) {
 	})
 	setSpec("installerArgs", `["--image-url","http://elsewhere"]`)
 	waitFor(t, s, "SpecSynced InputError for installerArgs", func(m *engine.Model) bool {
-		_, b, _ := agentOf(m)
-		st, _ := b["status"].(map[string]any)
-		conds, _ := st["conditions"].([]any)
-		if len(conds) == 0 {
-			return false
-		}
-		c := conds[0].(map[string]any)
-		return c["type"] == "SpecSynced" && c["status"] == "False" && c["reason"] == "InputError" &&
-			strings.Contains(c["message"].(string), `"--image-url" is not an allowed coreos-installer flag`)
+		msg, ok := specSyncedInputError(m)
+		return ok && strings.Contains(msg, `"--image-url" is not an allowed coreos-installer flag`)
 	})
 	s.Read(func(m *engine.Model) {
 		if h, _ := m.Host(hostID); h.InstallerArgs != `["--append-karg","nosmt"]` {
 			t.Errorf("refused installer args reached the host: %q", h.InstallerArgs)
 		}
 	})
+}
+
+// specSyncedInputError is the message of the Agent's first condition when
+// it is SpecSynced False with reason InputError (ok false otherwise).
+func specSyncedInputError(m *engine.Model) (msg string, ok bool) {
+	_, b, _ := agentOf(m)
+	st, _ := b["status"].(map[string]any)
+	conds, _ := st["conditions"].([]any)
+	if len(conds) == 0 {
+		return "", false
+	}
+	c := conds[0].(map[string]any)
+	if c["type"] != "SpecSynced" || c["status"] != "False" || c["reason"] != "InputError" {
+		return "", false
+	}
+	msg, ok = c["message"].(string)
+	return msg, ok
 }

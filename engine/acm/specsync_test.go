@@ -107,19 +107,11 @@ func TestManifestDroppedFromConfigMapDeleted(t *testing.T) {
 		`{"data":{"a.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n","b.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"}}`)
 	putCluster(t, s, `{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1},
 		"manifestsConfigMapRef":{"name":"mf"}}}`)
-	files := func(m *engine.Model) string {
-		c, _ := m.Cluster(aciUID)
-		var out []string
-		for _, mf := range c.Manifests {
-			out = append(out, mf.Folder+"/"+mf.FileName)
-		}
-		return strings.Join(out, ",")
-	}
-	waitFor(t, s, "both manifests", func(m *engine.Model) bool { return files(m) == "openshift/a.yaml,openshift/b.yaml" })
+	waitFor(t, s, "both manifests", func(m *engine.Model) bool { return manifestFiles(m) == "openshift/a.yaml,openshift/b.yaml" })
 	patch(t, s, engine.ObjectRef{Kind: "ConfigMap", Namespace: "ns", Name: "mf"}, func(b map[string]any) {
 		delete(b["data"].(map[string]any), "b.yaml")
 	}, false)
-	waitFor(t, s, "b.yaml deleted", func(m *engine.Model) bool { return files(m) == "openshift/a.yaml" })
+	waitFor(t, s, "b.yaml deleted", func(m *engine.Model) bool { return manifestFiles(m) == "openshift/a.yaml" })
 }
 
 // The ACI records the manifests its ConfigMaps made: once it names no
@@ -130,22 +122,9 @@ func TestManifestsOfRemovedConfigMapRefsDeleted(t *testing.T) {
 	s, _ := clusterEnv(t)
 	put(t, s, "", "ConfigMap", "ns", "mf1", "cm-uid-1", `{"data":{"a.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"}}`)
 	put(t, s, "", "ConfigMap", "ns", "mf2", "cm-uid-2", `{"data":{"b.yaml":"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"}}`)
-	put(t, s, "hive.openshift.io", "ClusterImageSet", "", "ocp-4.17", "cis-uid",
-		`{"spec":{"releaseImage":"quay.io/openshift-release-dev/ocp-release:4.17.0-x86_64"}}`)
-	put(t, s, "hive.openshift.io", "ClusterDeployment", "ns", "c1", "cd-uid",
-		`{"spec":{"clusterName":"c1","baseDomain":"example.com","pullSecretRef":{"name":"ps"}}}`)
-	put(t, s, "extensions.hive.openshift.io", "AgentClusterInstall", "ns", "c1", aciUID,
-		`{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1},
+	putCluster(t, s, `{"spec":{"clusterDeploymentRef":{"name":"c1"},"imageSetRef":{"name":"ocp-4.17"},"provisionRequirements":{"controlPlaneAgents":1},
 		"manifestsConfigMapRefs":[{"name":"mf1"},{"name":"mf2"}]}}`)
 	aci := engine.ObjectRef{Group: "extensions.hive.openshift.io", Kind: "AgentClusterInstall", Namespace: "ns", Name: "c1"}
-	files := func(m *engine.Model) string {
-		c, _ := m.Cluster(aciUID)
-		var out []string
-		for _, mf := range c.Manifests {
-			out = append(out, mf.Folder+"/"+mf.FileName)
-		}
-		return strings.Join(out, ",")
-	}
 	recorded := func(m *engine.Model) string {
 		o, _ := m.Object(aci.Key())
 		var b struct {
@@ -155,13 +134,13 @@ func TestManifestsOfRemovedConfigMapRefsDeleted(t *testing.T) {
 		return b.Metadata.Annotations["rackboot.io/configmap-manifests"]
 	}
 	waitFor(t, s, "both manifests, recorded", func(m *engine.Model) bool {
-		return files(m) == "openshift/a.yaml,openshift/b.yaml" && recorded(m) == "a.yaml,b.yaml"
+		return manifestFiles(m) == "openshift/a.yaml,openshift/b.yaml" && recorded(m) == "a.yaml,b.yaml"
 	})
 	apply(t, s, &engine.PutManifest{ClusterID: aciUID, Manifest: engine.Manifest{Folder: "manifests", FileName: "user.yaml",
 		Content: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: user\n")}})
 	patch(t, s, aci, func(b map[string]any) { b["spec"].(map[string]any)["manifestsConfigMapRefs"] = []any{} }, true)
 	waitFor(t, s, "the ConfigMaps' manifests deleted, the record gone", func(m *engine.Model) bool {
-		return files(m) == "manifests/user.yaml" && recorded(m) == ""
+		return manifestFiles(m) == "manifests/user.yaml" && recorded(m) == ""
 	})
 }
 
@@ -192,4 +171,14 @@ func TestProvisionRequirementsChangeTaken(t *testing.T) {
 		_, reason, msg := aciCondition(m, "RequirementsMet")
 		return reason == "InsufficientAgents" && msg == "The cluster currently requires 5 agents but only 0 have registered"
 	})
+}
+
+// manifestFiles is the cluster's manifests, "folder/file" in order.
+func manifestFiles(m *engine.Model) string {
+	c, _ := m.Cluster(aciUID)
+	var out []string
+	for _, mf := range c.Manifests {
+		out = append(out, mf.Folder+"/"+mf.FileName)
+	}
+	return strings.Join(out, ",")
 }
