@@ -50,10 +50,7 @@ func clusterEnv(t *testing.T) (*enginetest.Store, *engine.Sealer) {
 	go func() { gcDone <- kubegc.Run(ctx, s, nil) }() // as cmd/rackbootd wires it beside acm
 	t.Cleanup(func() { cancel(); <-done; <-gcDone })
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
-	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps"}
-	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{}}`))
-	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
-	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s", Body: body}})
+	putPullSecret(t, s, sealer, "ps", "s", `{"auths":{}}`)
 	return s, sealer
 }
 
@@ -88,6 +85,19 @@ func lateBoundAgent(t *testing.T, s *enginetest.Store) func(cd any) {
 			}
 		}, true)
 	}
+}
+
+// putPullSecret creates the Secret ns/name holding the pull secret
+// dockerconfig, sealed as the API stores it.
+func putPullSecret(t testing.TB, s *enginetest.Store, sealer *engine.Sealer, name, uid, dockerconfig string) {
+	t.Helper()
+	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: name}
+	sealed, err := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(dockerconfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
+	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: uid, Body: body}})
 }
 
 // putCluster puts the ClusterImageSet ocp-4.17, the ClusterDeployment c1

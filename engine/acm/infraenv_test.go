@@ -131,10 +131,7 @@ func TestAgentsForHosts(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
-	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps"}
-	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{}}`))
-	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
-	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s", Body: body}})
+	putPullSecret(t, s, sealer, "ps", "s", `{"auths":{}}`)
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{
 		ObjectRef: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "InfraEnv", Namespace: "ns", Name: "ie"}, UID: uid,
 		Body: json.RawMessage(`{"spec":{"pullSecretRef":{"name":"ps"},"agentLabels":{"project":"p1"}}}`)}})

@@ -2,7 +2,6 @@ package acm_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -60,10 +59,7 @@ func isoEnvSealer(t *testing.T) (*enginetest.Store, *engine.Sealer) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
-	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps"}
-	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{}}`))
-	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
-	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s", Body: body}})
+	putPullSecret(t, s, sealer, "ps", "s", `{"auths":{}}`)
 	return s, sealer
 }
 
@@ -181,10 +177,7 @@ func TestInfraEnvNMStateAndSpecChanges(t *testing.T) {
 	// Another pull secret Secret, the other fields left out: the
 	// infra-env's pull secret, its fields cleared, a new image.
 	third := st
-	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps2"}
-	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{"quay.io":{}}}`))
-	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
-	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s2", Body: body}})
+	putPullSecret(t, s, sealer, "ps2", "s2", `{"auths":{"quay.io":{}}}`)
 	setInfraEnvSpec(t, s, `{"pullSecretRef":{"name":"ps2"},"nmStateConfigLabelSelector":{"matchLabels":{"cluster":"a"}}}`)
 	waitFor(t, s, "the new pull secret and a new image", func(m *engine.Model) bool {
 		st = infraEnvStatus(m)

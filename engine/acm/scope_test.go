@@ -2,7 +2,6 @@ package acm_test
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"testing"
@@ -98,10 +97,7 @@ func withAgents(t testing.TB, with func(acm.Options) acm.Options, ids ...string)
 	o := with(acm.Options{Store: s, Sealer: sealer, Keys: keys, Domain: domain(t, s, keys), ServiceURL: "http://x"})
 	ctx := context.Background()
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: engine.NamespaceRef("ns"), UID: "n", Body: json.RawMessage(`{}`)}})
-	ref := engine.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "ps"}
-	sealed, _ := sealer.Seal(ref.SealName(), engine.PullSecretKey, []byte(`{"auths":{}}`))
-	body, _ := json.Marshal(map[string]any{"data": map[string]string{engine.PullSecretKey: base64.StdEncoding.EncodeToString(sealed)}})
-	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{ObjectRef: ref, UID: "s", Body: body}})
+	putPullSecret(t, s, sealer, "ps", "s", `{"auths":{}}`)
 	apply(t, s, &engine.PutObject{Create: true, Object: engine.Object{
 		ObjectRef: engine.ObjectRef{Group: "agent-install.openshift.io", Kind: "InfraEnv", Namespace: "ns", Name: "ie"}, UID: uid,
 		Body: json.RawMessage(`{"spec":{"pullSecretRef":{"name":"ps"}}}`)}})
